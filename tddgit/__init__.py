@@ -1,0 +1,5 @@
+"""tddgit: make test-driven development checkable in git."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,170 @@
+"""The Click command line: global options, lazy subcommands, and the one error handler.
+
+Subcommands live in ``tddgit.commands.<module>`` and are imported only when invoked, so
+``tddgit hook ...`` never pays for the audit or the report renderers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from tddgit import __version__
+from tddgit.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    TddgitError,
+)
+
+if TYPE_CHECKING:
+    from tddgit.config import Config
+    from tddgit.git import Repo
+
+# name -> (module, attribute). Order here is the order of `tddgit --help`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "red": ("tddgit.commands.phase", "red"),
+    "green": ("tddgit.commands.phase", "green"),
+    "refactor": ("tddgit.commands.phase", "refactor"),
+    "status": ("tddgit.commands.status", "status"),
+    "run": ("tddgit.commands.run", "run"),
+    "audit": ("tddgit.commands.audit", "audit"),
+    "detect": ("tddgit.commands.detect", "detect"),
+    "hooks": ("tddgit.commands.hooks", "hooks"),
+    "hook": ("tddgit.commands.hook", "hook"),
+    "config": ("tddgit.commands.config", "config"),
+    "demo": ("tddgit.commands.demo", "demo"),
+}
+
+
+@dataclass
+class AppContext:
+    """What every command gets: where to work, and lazily the repo and its config."""
+
+    cwd: Path
+    debug: bool = False
+    _repo: Repo | None = field(default=None, repr=False)
+    _config: Config | None = field(default=None, repr=False)
+
+    @property
+    def repo(self) -> Repo:
+        if self._repo is None:
+            from tddgit.git import find_repo
+
+            self._repo = find_repo(self.cwd)
+        return self._repo
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from tddgit.config import load_config
+
+            self._config = load_config(self.repo.root)
+        return self._config
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        import importlib
+
+        try:
+            module = importlib.import_module(target[0])
+        except ModuleNotFoundError as exc:
+            if exc.name == target[0]:
+                return None  # not built yet
+            raise
+        cmd = getattr(module, target[1])
+        assert isinstance(cmd, click.Command)
+        return cmd
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="tddgit")
+@click.option(
+    "-C",
+    "cwd",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Run as if tddgit was started in PATH (like git -C).",
+    metavar="PATH",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors (or TDDGIT_DEBUG=1).")
+@click.pass_context
+def cli(ctx: click.Context, cwd: Path | None, debug: bool) -> None:
+    """Make test-driven development checkable in git.
+
+    \b
+    Examples:
+      tddgit run                      # every test's traffic light
+      tddgit red -m "parse empty input"
+      tddgit green -m "handle empty input"
+      tddgit audit --format markdown
+    """
+    ctx.obj = AppContext(cwd=cwd or Path.cwd(), debug=debug or _debug_env())
+
+
+def _debug_env() -> bool:
+    return os.environ.get("TDDGIT_DEBUG", "") not in ("", "0")
+
+
+def app(ctx: click.Context) -> AppContext:
+    """The AppContext of the running command."""
+    obj = ctx.find_root().obj
+    assert isinstance(obj, AppContext)
+    return obj
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI and map every error to its exit code and one line (PRODUCT.md §2)."""
+    from tddgit import console
+
+    debug = "--debug" in argv or _debug_env()
+    try:
+        rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        console.err("tddgit: interrupted")
+        return EXIT_INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except TddgitError as exc:
+        if debug:
+            traceback.print_exc()
+        console.error_line(exc.one_line())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        console.err("tddgit: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # stdout closed early (e.g. `| head`): not an error worth a traceback
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        console.error_line(
+            f"internal error: {type(exc).__name__}: {exc} — "
+            "rerun with --debug for the traceback and report it"
+        )
+        return EXIT_INTERNAL
+    return int(rv) if isinstance(rv, int) else 0

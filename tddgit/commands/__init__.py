@@ -1,0 +1,1 @@
+"""One module per CLI command, kept thin: parse options, call the domain, render."""

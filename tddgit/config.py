@@ -1,0 +1,341 @@
+"""Configuration (PRODUCT.md §3): ``[tool.tddgit]`` in pyproject.toml or ``.tddgit.yaml``.
+
+Every key has a default; unknown keys and wrong types are errors naming the file and the
+key path. The effective configuration remembers where each value came from.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tddgit.errors import ConfigError
+
+DEFAULT_TEST_GLOBS: tuple[str, ...] = (
+    # Python
+    "tests/**",
+    "test/**",
+    "testing/**",
+    "**/tests/**",
+    "test_*.py",
+    "*_test.py",
+    "conftest.py",
+    # JS / TS
+    "*.test.*",
+    "*.spec.*",
+    "**/__tests__/**",
+    # Go
+    "*_test.go",
+    # Java / Kotlin
+    "**/src/test/**",
+    # C#
+    "*Tests.cs",
+    "*Test.cs",
+    "**/*.Tests/**",
+)
+
+DEFAULT_SOURCE_GLOBS: tuple[str, ...] = tuple(
+    f"*.{ext}"
+    for ext in (
+        "py pyi pyx js jsx mjs cjs ts tsx mts cts vue svelte go java kt scala groovy rs cs fs "
+        "vb c h cc cpp cxx hh hpp hxx m mm swift rb php pl pm lua ex exs erl hs ml clj dart "
+        "r jl zig nim"
+    ).split()
+)
+
+# Source-looking files that are build or tooling configuration, not production code.
+DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
+    "setup.py",
+    "noxfile.py",
+    "fabfile.py",
+    "manage.py",
+    "docs/**",
+    "doc/**",
+    "*.config.js",
+    "*.config.cjs",
+    "*.config.mjs",
+    "*.config.ts",
+    "*.gradle.kts",
+    "**/node_modules/**",
+    "**/vendor/**",
+    ".github/**",
+)
+
+MODES = ("opt-in", "strict")
+RUNNERS = ("auto", "pytest", "junit", "command")
+SCOPES = ("targets", "changed", "all")
+ON_INTERNAL_ERROR = ("allow", "block")
+DETECTOR_POLICY = ("warn", "block", "off")
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One configuration key: its dotted path, type, default and meaning."""
+
+    path: str
+    kind: str  # "str" | "bool" | "int" | "number" | "globs" | "str?"
+    default: Any
+    doc: str
+    choices: tuple[str, ...] | None = None
+
+
+KEYS: tuple[KeySpec, ...] = (
+    KeySpec("mode", "str", "opt-in", "opt-in: hooks check commits with a phase trailer; "
+            "strict: a production-changing commit must carry one", MODES),
+    KeySpec("test_globs", "globs", DEFAULT_TEST_GLOBS, "paths that are test files"),
+    KeySpec("source_globs", "globs", DEFAULT_SOURCE_GLOBS, "paths that are production code "
+            "(when not a test file)"),
+    KeySpec("other_globs", "globs", DEFAULT_OTHER_GLOBS, "source-looking paths that are "
+            "build or tooling files, never production code"),
+    KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
+    KeySpec("runner", "str", "auto", "pytest | junit | command | auto (detected)", RUNNERS),
+    KeySpec("test_command", "str?", None, "command that runs the tests (per runner default)"),
+    KeySpec("junit_xml", "str?", None, "junit runner: path or glob of the XML report(s)"),
+    KeySpec("python", "str", "auto", "interpreter for pytest: $VIRTUAL_ENV, .venv/, venv/, "
+            "then the current one"),
+    KeySpec("timeout", "number", 300, "seconds for one test run; the process group is killed"),
+    KeySpec("red.scope", "str", "changed", "tests the red gate runs besides its targets", SCOPES),
+    KeySpec("red.allow_stubs", "bool", True, "a red commit may add production stubs"),
+    KeySpec("green.scope", "str", "all", "tests the green gate runs besides its targets", SCOPES),
+    KeySpec("green.allow_test_edits", "bool", False, "green may modify the red's test files"),
+    KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
+    KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, "
+            "not both"),
+    KeySpec("hooks.run_gate", "bool", True, "commit-msg runs the gate when no fresh "
+            "evidence exists"),
+    KeySpec("hooks.on_internal_error", "str", "allow", "on a tddgit crash in a hook: allow "
+            "(warn) or block", ON_INTERNAL_ERROR),
+    KeySpec("hooks.detectors", "str", "warn", "pre-commit hook anti-pattern findings: warn, "
+            "block or off", DETECTOR_POLICY),
+    KeySpec("antipatterns.max_mocks", "int", 3, "over-mocking threshold per test"),
+    KeySpec("antipatterns.max_asserts", "int", 5, "broad-assertion threshold per test"),
+)
+
+KEYS_BY_PATH: dict[str, KeySpec] = {k.path: k for k in KEYS}
+SECTIONS = frozenset(k.path.split(".")[0] for k in KEYS if "." in k.path)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration: a value for every key, and where it came from."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str]  # dotted path -> "default" | file name
+    file: Path | None = None
+    root: Path | None = field(default=None, compare=False)
+
+    def get(self, path: str) -> Any:
+        return self.values[path]
+
+    # Typed accessors for the keys code reads most.
+    @property
+    def mode(self) -> str:
+        return str(self.values["mode"])
+
+    @property
+    def strict(self) -> bool:
+        return self.mode == "strict"
+
+    @property
+    def timeout(self) -> float:
+        return float(self.values["timeout"])
+
+    @property
+    def runner(self) -> str:
+        return str(self.values["runner"])
+
+    @property
+    def test_command(self) -> str | None:
+        v = self.values["test_command"]
+        return None if v is None else str(v)
+
+    @property
+    def python(self) -> str:
+        return str(self.values["python"])
+
+    def flag(self, path: str) -> bool:
+        return bool(self.values[path])
+
+    def globs(self, path: str) -> tuple[str, ...]:
+        return tuple(self.values[path])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": str(self.file) if self.file else None,
+            "keys": {
+                k.path: {
+                    "value": list(v) if isinstance(v := self.values[k.path], tuple) else v,
+                    "source": self.sources[k.path],
+                }
+                for k in KEYS
+            },
+        }
+
+
+def default_config() -> Config:
+    return Config(
+        values={k.path: k.default for k in KEYS},
+        sources={k.path: "default" for k in KEYS},
+    )
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path.name}: malformed TOML: {exc}", f"fix the syntax of {path.name}"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"{path.name}: cannot read: {exc.strerror}") from exc
+
+
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path.name}: cannot read: {exc}", f"fix {path.name}") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        raise ConfigError(
+            f"{path.name}: malformed YAML{where}: {getattr(exc, 'problem', exc)}",
+            f"fix the syntax of {path.name}",
+        ) from exc
+
+
+def find_config_file(root: Path) -> tuple[Path | None, dict[str, Any] | None]:
+    """The one configuration source in ``root`` and its raw ``tddgit`` table."""
+    found: list[tuple[Path, Any]] = []
+    for name in (".tddgit.yaml", ".tddgit.yml"):
+        p = root / name
+        if p.is_file():
+            found.append((p, _load_yaml(p)))
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _load_toml(pyproject)
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "tddgit" in tool:
+            found.append((pyproject, tool["tddgit"]))
+    if len(found) > 1:
+        names = " and ".join(
+            p.name + (" [tool.tddgit]" if p.name == "pyproject.toml" else "") for p, _ in found
+        )
+        raise ConfigError(
+            f"configuration found in both {names}", "keep tddgit's configuration in one of them"
+        )
+    if not found:
+        return None, None
+    path, raw = found[0]
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        where = "[tool.tddgit]" if path.name == "pyproject.toml" else "the top level"
+        raise ConfigError(
+            f"{path.name}: {where} must be a table of keys, not {type(raw).__name__}",
+            "see docs/configuration.md",
+        )
+    return path, raw
+
+
+def _flatten(raw: Mapping[str, Any], file: str) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        key = str(key)
+        if key in SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(
+                    f"{file}: `{key}` must be a table of keys, not {_tname(value)}",
+                    f"write it as [{key}] keys (see docs/configuration.md)",
+                )
+            for sub, subval in value.items():
+                flat[f"{key}.{sub}"] = subval
+        else:
+            flat[key] = value
+    return flat
+
+
+def _tname(value: Any) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _check(spec: KeySpec, value: Any, file: str) -> Any:
+    def bad(expected: str) -> ConfigError:
+        return ConfigError(
+            f"{file}: `{spec.path}` must be {expected}, not {_tname(value)} ({value!r})",
+            f"fix `{spec.path}` ({spec.doc})",
+        )
+
+    kind = spec.kind
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad("a non-negative integer")
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise bad("a positive number")
+        return value
+    if kind == "globs":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise bad("a list of glob strings")
+        return tuple(value)
+    if kind == "str?" and value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise bad("a non-empty string")
+    if spec.choices and value not in spec.choices:
+        raise ConfigError(
+            f"{file}: `{spec.path}` is {value!r}; expected one of: {', '.join(spec.choices)}",
+            f"set `{spec.path}` to one of those",
+        )
+    return value
+
+
+def load_config(root: Path) -> Config:
+    """Read and validate the configuration of the work tree at ``root``."""
+    path, raw = find_config_file(root)
+    base = default_config()
+    if path is None or raw is None:
+        return Config(values=base.values, sources=base.sources, file=None, root=root)
+    fname = path.name
+    label = f"{fname} [tool.tddgit]" if fname == "pyproject.toml" else fname
+    values = dict(base.values)
+    sources = dict(base.sources)
+    for key, value in _flatten(raw, label).items():
+        spec = KEYS_BY_PATH.get(key)
+        if spec is None:
+            raise ConfigError(
+                f"{label}: unknown key `{key}`",
+                "remove it or fix its spelling (`tddgit config` lists the keys)",
+            )
+        values[key] = _check(spec, value, label)
+        sources[key] = fname
+    return Config(values=values, sources=sources, file=path, root=root)

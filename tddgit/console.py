@@ -1,0 +1,108 @@
+"""Terminal output: colour only on a TTY (``NO_COLOR`` honoured), diagnostics on stderr.
+
+rich is imported lazily, only where a progress display or a table is really drawn, so
+hook start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+_COLOURS = {
+    "red": "31",
+    "green": "32",
+    "amber": "33",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
+    "dim": "2",
+    "bold": "1",
+}
+
+
+def colour_enabled(stream: IO[str] | None = None) -> bool:
+    """Colour only when writing to a terminal and the user has not opted out."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR") or os.environ.get("CLICOLOR_FORCE"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    s = stream if stream is not None else sys.stdout
+    try:
+        return s.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def paint(text: str, colour: str, stream: IO[str] | None = None) -> str:
+    code = _COLOURS.get(colour)
+    if not code or not colour_enabled(stream):
+        return text
+    return f"\033[{code}m{text}\033[0m"
+
+
+def out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def err(text: str = "") -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def warn(text: str) -> None:
+    err(paint("tddgit: warning: ", "yellow", sys.stderr) + text)
+
+
+def error_line(text: str) -> None:
+    err(paint("tddgit: error: ", "red", sys.stderr) + text)
+
+
+@contextmanager
+def progress(description: str, *, total: int | None = None) -> Iterator[Any]:
+    """A progress display on stderr for work that can take more than a second.
+
+    Yields an object with ``advance(n=1)`` and ``update(description=...)``. Draws
+    nothing unless stderr is a terminal.
+    """
+    if not sys.stderr.isatty() or os.environ.get("TDDGIT_NO_PROGRESS"):
+        yield _NullProgress()
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True, no_color=not colour_enabled(sys.stderr))
+    columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total is not None:
+        columns.append(BarColumn())
+        columns.append(TextColumn("{task.completed}/{task.total}"))
+    columns.append(TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield _RichProgress(bar, task)
+
+
+class _NullProgress:
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def update(self, description: str) -> None:
+        pass
+
+
+class _RichProgress:
+    def __init__(self, bar: Any, task: Any) -> None:
+        self._bar = bar
+        self._task = task
+
+    def advance(self, n: int = 1) -> None:
+        self._bar.advance(self._task, n)
+
+    def update(self, description: str) -> None:
+        self._bar.update(self._task, description=description)

@@ -1,0 +1,132 @@
+"""Records shared by runners, gates, evidence and the audit (frozen dataclasses)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Outcome(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"  # setup / teardown / collection
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+
+class Cause(str, Enum):
+    ASSERTION = "assertion"
+    NOT_IMPLEMENTED = "not-implemented"
+    SYNTAX = "syntax"
+    COLLECTION = "collection"
+    FIXTURE = "fixture"
+    ENVIRONMENT = "environment"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    OTHER = "other"
+
+
+class Light(str, Enum):
+    RED = "red"  # fails for the right reason
+    AMBER = "amber"  # cannot tell: broken test, could not run
+    GREEN = "green"  # passed
+
+
+RED_CAUSES = frozenset({Cause.ASSERTION, Cause.NOT_IMPLEMENTED})
+
+# Outcomes that do not break a suite: what "still passes" means for pre-existing tests.
+OK_OUTCOMES = frozenset({Outcome.PASSED, Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED})
+
+
+def light_of(outcome: Outcome, cause: Cause | None) -> Light:
+    """The traffic light of one test outcome (PRODUCT.md §1)."""
+    if outcome in (Outcome.PASSED, Outcome.XPASSED, Outcome.XFAILED):
+        return Light.GREEN
+    if outcome is Outcome.SKIPPED:
+        return Light.AMBER
+    if outcome is Outcome.FAILED and cause in RED_CAUSES:
+        return Light.RED
+    if outcome is Outcome.ERROR and cause is Cause.NOT_IMPLEMENTED:
+        # e.g. a collection error from importing a project module that does not exist yet
+        return Light.RED
+    return Light.AMBER
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """The outcome of one test (or of one file that could not be collected)."""
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    outcome: Outcome
+    cause: Cause | None = None
+    message: str = ""
+    file: str | None = None  # repo-relative path of the test file, when known
+    line: int | None = None
+    duration: float = 0.0
+
+    @property
+    def light(self) -> Light:
+        return light_of(self.outcome, self.cause)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "outcome": self.outcome.value,
+            "cause": self.cause.value if self.cause else None,
+            "light": self.light.value,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestResult:
+        cause = data.get("cause")
+        return cls(
+            id=str(data["id"]),
+            outcome=Outcome(data["outcome"]),
+            cause=Cause(cause) if cause else None,
+            message=str(data.get("message", "")),
+        )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of a test runner: what ran and every test's outcome."""
+
+    runner: str
+    command: tuple[str, ...]
+    exit_code: int
+    tests: tuple[TestResult, ...]
+    duration: float = 0.0
+    coarse: bool = False  # the runner only knows pass/fail of the whole suite
+    timed_out: bool = False
+    output_tail: str = ""  # the last lines of the runner's output, for diagnostics
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def by_id(self) -> dict[str, TestResult]:
+        return {t.id: t for t in self.tests}
+
+    def totals(self) -> dict[str, int]:
+        counts = Counter(t.outcome.value for t in self.tests)
+        lights = Counter(t.light.value for t in self.tests)
+        out = {o.value: counts.get(o.value, 0) for o in Outcome}
+        out.update({f"light_{lt.value}": lights.get(lt.value, 0) for lt in Light})
+        out["total"] = len(self.tests)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runner": self.runner,
+            "command": list(self.command),
+            "exit_code": self.exit_code,
+            "coarse": self.coarse,
+            "timed_out": self.timed_out,
+            "duration": round(self.duration, 3),
+            "tests": [t.to_json() for t in self.tests],
+            "totals": self.totals(),
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,120 @@
+"""Path classification (PRODUCT.md §1): test, production or other, by configurable globs.
+
+Glob rules (like .gitignore): a pattern without ``/`` matches the file's base name in any
+directory; a pattern with ``/`` matches the whole repo-relative path; ``*`` stays inside
+one path segment; ``**`` spans any number of segments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+
+from tddgit.config import Config
+
+
+class Kind(str, Enum):
+    TEST = "test"
+    PRODUCTION = "production"
+    OTHER = "other"
+
+
+def _translate(pattern: str) -> str:
+    """A glob as a regex body (anchored by the caller)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == n:
+            out.append("(?:/.*)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pattern[i + 1 : j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=64)
+def compile_globs(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(full-path matcher, base-name matcher) for a tuple of globs."""
+    full = [_translate(p.lstrip("/")) for p in patterns if "/" in p]
+    base = [_translate(p) for p in patterns if "/" not in p]
+    never = "(?!)"
+    return (
+        re.compile("^(?:" + ("|".join(full) or never) + ")$", re.DOTALL),
+        re.compile("^(?:" + ("|".join(base) or never) + ")$", re.DOTALL),
+    )
+
+
+def matches(path: str, patterns: tuple[str, ...]) -> bool:
+    full, base = compile_globs(patterns)
+    return bool(full.match(path) or base.match(path.rsplit("/", 1)[-1]))
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """Classifies repo-relative paths (``/``-separated) by the configured globs."""
+
+    test_globs: tuple[str, ...]
+    source_globs: tuple[str, ...]
+    other_globs: tuple[str, ...]
+    exempt_globs: tuple[str, ...]
+
+    @classmethod
+    def from_config(cls, config: Config) -> Classifier:
+        return cls(
+            test_globs=config.globs("test_globs"),
+            source_globs=config.globs("source_globs"),
+            other_globs=config.globs("other_globs"),
+            exempt_globs=config.globs("exempt"),
+        )
+
+    def kind(self, path: str) -> Kind:
+        if matches(path, self.test_globs):
+            return Kind.TEST
+        if matches(path, self.other_globs):
+            return Kind.OTHER
+        if matches(path, self.source_globs):
+            return Kind.PRODUCTION
+        return Kind.OTHER
+
+    def is_test(self, path: str) -> bool:
+        return self.kind(path) is Kind.TEST
+
+    def is_production(self, path: str) -> bool:
+        return self.kind(path) is Kind.PRODUCTION
+
+    def is_exempt(self, path: str) -> bool:
+        return bool(self.exempt_globs) and matches(path, self.exempt_globs)
+
+    def split(self, paths: Iterable[str]) -> dict[Kind, list[str]]:
+        out: dict[Kind, list[str]] = {k: [] for k in Kind}
+        for p in paths:
+            out[self.kind(p)].append(p)
+        return out

@@ -1,0 +1,84 @@
+"""Test runners behind one interface: ``pytest`` (probe plugin), ``junit`` (XML reports),
+``command`` (exit code only). ``get_runner`` picks the configured or detected one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from tddgit.config import Config
+from tddgit.model import RunResult
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What to run: in which directory (the repo root or a snapshot of the index), which
+    tests (runner-native ids or test file paths; empty = all), and for how long."""
+
+    root: Path
+    tests: tuple[str, ...] = ()
+    timeout: float = 300.0
+    env: Mapping[str, str] | None = None
+    # The repo root of the user's work tree (for `python = auto` discovery of .venv etc.);
+    # differs from ``root`` when running on a snapshot.
+    project_root: Path | None = None
+
+
+class Runner(Protocol):
+    name: str
+    # True when the runner can run a subset of tests by id (pytest); junit/command run
+    # their whole command and results are filtered afterwards.
+    selects_tests: bool
+
+    def run(self, request: RunRequest) -> RunResult: ...
+
+
+def detect_runner(root: Path) -> str:
+    """The runner a repo most likely uses, from its files (PRODUCT.md §3)."""
+    from tddgit.runners.detect import detect
+
+    return detect(root)
+
+
+def get_runner(config: Config, root: Path) -> Runner:
+    name = config.runner
+    if name == "auto":
+        name = detect_runner(root)
+    if name == "pytest":
+        from tddgit.runners.pytest import PytestRunner
+
+        return PytestRunner(config)
+    if name == "junit":
+        from tddgit.runners.junit import JunitRunner
+
+        return JunitRunner(config)
+    from tddgit.runners.command import CommandRunner
+
+    return CommandRunner(config)
+
+
+def select(result: RunResult, tests: Sequence[str]) -> RunResult:
+    """Keep only the results whose id is one of ``tests`` or lies in one of those files."""
+    if not tests:
+        return result
+    wanted = set(tests)
+
+    def keep(test_id: str, file: str | None) -> bool:
+        if test_id in wanted or (file is not None and file in wanted):
+            return True
+        return any(test_id.startswith(w + "::") for w in wanted)
+
+    kept = tuple(t for t in result.tests if keep(t.id, t.file))
+    return RunResult(
+        runner=result.runner,
+        command=result.command,
+        exit_code=result.exit_code,
+        tests=kept,
+        duration=result.duration,
+        coarse=result.coarse,
+        timed_out=result.timed_out,
+        output_tail=result.output_tail,
+        notes=result.notes,
+    )

@@ -1,0 +1,113 @@
+"""Run a test command in its own process group, with a timeout that kills the whole group.
+
+Output is drained by a thread that keeps only the tail, so a suite that prints gigabytes
+costs bounded memory. Whatever happens (timeout, Ctrl-C, SIGTERM to tddgit), no process
+of the group is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tddgit.errors import RunnerError
+
+TAIL_BYTES = 64 * 1024
+TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+
+
+@dataclass(frozen=True)
+class ProcResult:
+    exit_code: int
+    output_tail: str
+    timed_out: bool
+    duration: float
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _drain(stream: object, tail: bytearray, lock: threading.Lock) -> None:
+    read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
+    while True:
+        chunk = read(65536)
+        if not chunk:
+            break
+        with lock:
+            tail.extend(chunk)
+            if len(tail) > 2 * TAIL_BYTES:
+                del tail[: len(tail) - TAIL_BYTES]
+
+
+def run_command(
+    argv: Sequence[str] | str,
+    cwd: Path,
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+) -> ProcResult:
+    """Run ``argv`` (a shell string runs through ``/bin/sh -c``) under a timeout."""
+    shell = isinstance(argv, str)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            shell=shell,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: we can kill all of it
+        )
+    except FileNotFoundError as exc:
+        name = argv if shell else argv[0]
+        raise RunnerError(
+            f"cannot start the test command: {name!s} not found",
+            "install it or set `python` / `test_command` in the configuration",
+        ) from exc
+    except PermissionError as exc:
+        raise RunnerError(f"cannot start the test command: {exc}") from exc
+    pgid = proc.pid
+    tail = bytearray()
+    lock = threading.Lock()
+    reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(pgid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=TERM_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        # Always: leftovers of the group (forked children, a leader that ignored SIGTERM,
+        # or an interrupted tddgit) are killed before we return or propagate.
+        _kill_group(pgid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.wait()
+        reader.join(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    with lock:
+        data = bytes(tail[-TAIL_BYTES:])
+    return ProcResult(
+        exit_code=proc.returncode,
+        output_tail=data.decode("utf-8", "replace"),
+        timed_out=timed_out,
+        duration=time.monotonic() - start,
+    )
