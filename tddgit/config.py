@@ -39,11 +39,57 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
 
 DEFAULT_SOURCE_GLOBS: tuple[str, ...] = tuple(
     f"*.{ext}"
-    for ext in (
-        "py pyi pyx js jsx mjs cjs ts tsx mts cts vue svelte go java kt scala groovy rs cs fs "
-        "vb c h cc cpp cxx hh hpp hxx m mm swift rb php pl pm lua ex exs erl hs ml clj dart "
-        "r jl zig nim"
-    ).split()
+    for ext in [
+        "py",
+        "pyi",
+        "pyx",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "mts",
+        "cts",
+        "vue",
+        "svelte",
+        "go",
+        "java",
+        "kt",
+        "scala",
+        "groovy",
+        "rs",
+        "cs",
+        "fs",
+        "vb",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hh",
+        "hpp",
+        "hxx",
+        "m",
+        "mm",
+        "swift",
+        "rb",
+        "php",
+        "pl",
+        "pm",
+        "lua",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "clj",
+        "dart",
+        "r",
+        "jl",
+        "zig",
+        "nim",
+    ]
 )
 
 # Source-looking files that are build or tooling configuration, not production code.
@@ -83,33 +129,61 @@ class KeySpec:
 
 
 KEYS: tuple[KeySpec, ...] = (
-    KeySpec("mode", "str", "opt-in", "opt-in: hooks check commits with a phase trailer; "
-            "strict: a production-changing commit must carry one", MODES),
+    KeySpec(
+        "mode",
+        "str",
+        "opt-in",
+        "opt-in: hooks check commits with a phase trailer; "
+        "strict: a production-changing commit must carry one",
+        MODES,
+    ),
     KeySpec("test_globs", "globs", DEFAULT_TEST_GLOBS, "paths that are test files"),
-    KeySpec("source_globs", "globs", DEFAULT_SOURCE_GLOBS, "paths that are production code "
-            "(when not a test file)"),
-    KeySpec("other_globs", "globs", DEFAULT_OTHER_GLOBS, "source-looking paths that are "
-            "build or tooling files, never production code"),
+    KeySpec(
+        "source_globs",
+        "globs",
+        DEFAULT_SOURCE_GLOBS,
+        "paths that are production code (when not a test file)",
+    ),
+    KeySpec(
+        "other_globs",
+        "globs",
+        DEFAULT_OTHER_GLOBS,
+        "source-looking paths that are build or tooling files, never production code",
+    ),
     KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
     KeySpec("runner", "str", "auto", "pytest | junit | command | auto (detected)", RUNNERS),
     KeySpec("test_command", "str?", None, "command that runs the tests (per runner default)"),
     KeySpec("junit_xml", "str?", None, "junit runner: path or glob of the XML report(s)"),
-    KeySpec("python", "str", "auto", "interpreter for pytest: $VIRTUAL_ENV, .venv/, venv/, "
-            "then the current one"),
+    KeySpec(
+        "python",
+        "str",
+        "auto",
+        "interpreter for pytest: $VIRTUAL_ENV, .venv/, venv/, then the current one",
+    ),
     KeySpec("timeout", "number", 300, "seconds for one test run; the process group is killed"),
     KeySpec("red.scope", "str", "changed", "tests the red gate runs besides its targets", SCOPES),
     KeySpec("red.allow_stubs", "bool", True, "a red commit may add production stubs"),
     KeySpec("green.scope", "str", "all", "tests the green gate runs besides its targets", SCOPES),
     KeySpec("green.allow_test_edits", "bool", False, "green may modify the red's test files"),
     KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
-    KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, "
-            "not both"),
-    KeySpec("hooks.run_gate", "bool", True, "commit-msg runs the gate when no fresh "
-            "evidence exists"),
-    KeySpec("hooks.on_internal_error", "str", "allow", "on a tddgit crash in a hook: allow "
-            "(warn) or block", ON_INTERNAL_ERROR),
-    KeySpec("hooks.detectors", "str", "warn", "pre-commit hook anti-pattern findings: warn, "
-            "block or off", DETECTOR_POLICY),
+    KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, not both"),
+    KeySpec(
+        "hooks.run_gate", "bool", True, "commit-msg runs the gate when no fresh evidence exists"
+    ),
+    KeySpec(
+        "hooks.on_internal_error",
+        "str",
+        "allow",
+        "on a tddgit crash in a hook: allow (warn) or block",
+        ON_INTERNAL_ERROR,
+    ),
+    KeySpec(
+        "hooks.detectors",
+        "str",
+        "warn",
+        "pre-commit hook anti-pattern findings: warn, block or off",
+        DETECTOR_POLICY,
+    ),
     KeySpec("antipatterns.max_mocks", "int", 3, "over-mocking threshold per test"),
     KeySpec("antipatterns.max_asserts", "int", 5, "broad-assertion threshold per test"),
 )

@@ -40,8 +40,7 @@ def run_git(
         cwd=cwd,
         env=dict(env) if env is not None else None,
         input=input,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         check=False,
     )
     if check and proc.returncode != 0:

@@ -130,3 +130,45 @@ class RunResult:
             "totals": self.totals(),
             "notes": list(self.notes),
         }
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file touched by a commit, as ``git log --name-status`` reports it."""
+
+    status: str  # "A", "M", "D", "T", "R" (rename), "C" (copy)
+    path: str  # the path after the change (the new name for renames)
+    old_path: str | None = None  # for renames and copies
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit as the history reader sees it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    tree: str
+    author_name: str
+    author_email: str
+    author_time: int  # unix seconds
+    committer_time: int
+    message: str  # the whole raw message
+    trailers: tuple[tuple[str, str], ...] = ()
+    files: tuple[FileChange, ...] = ()
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0].strip()
+
+    @property
+    def is_merge(self) -> bool:
+        return len(self.parents) > 1
+
+    def trailer(self, key: str) -> str | None:
+        """The last value of trailer ``key`` (case-insensitive), like git's own lookup."""
+        found = None
+        lk = key.lower()
+        for k, v in self.trailers:
+            if k.lower() == lk:
+                found = v
+        return found
