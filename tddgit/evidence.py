@@ -1,0 +1,342 @@
+"""Evidence (PRODUCT.md §6): the gate's machine-readable record of what ran and why a step holds.
+
+Kept in two places: a cache keyed by tree id inside the git dir (atomic writes, safe under
+concurrent processes), so hooks can check a tree without re-running tests; and a git note
+on the commit under ``refs/notes/tddgit``, which travels with push/fetch of that ref.
+
+Evidence read back (notes above all: anyone can push one) is untrusted input: size-limited,
+schema-validated, never executed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tddgit.git import Repo
+from tddgit.model import Cause, Outcome, TestResult
+
+SCHEMA = "tddgit.evidence/1"
+NOTES_REF = "refs/notes/tddgit"
+MAX_BYTES = 4 * 1024 * 1024
+PHASES = ("red", "green", "refactor")
+
+
+class EvidenceError(ValueError):
+    """Evidence that cannot be trusted: malformed, too large, or of the wrong schema."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    phase: str
+    tree: str
+    parent: str | None
+    runner: str
+    command: tuple[str, ...]
+    started: float
+    duration: float
+    tddgit_version: str
+    scope: str
+    targets: tuple[TestResult, ...]
+    suite: Mapping[str, int]
+    test_ids: tuple[str, ...] = ()
+    changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    findings: tuple[Mapping[str, Any], ...] = ()
+    coarse: bool = False
+    # Outcomes of every test in scope that is not a target: green's "no regression" check
+    # compares against the red commit's outcomes.
+    others: tuple[TestResult, ...] = ()
+
+    @property
+    def target_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.targets)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "phase": self.phase,
+            "tree": self.tree,
+            "parent": self.parent,
+            "runner": self.runner,
+            "command": list(self.command),
+            "started": self.started,
+            "duration": round(self.duration, 3),
+            "tddgit_version": self.tddgit_version,
+            "scope": self.scope,
+            "targets": [t.to_json() for t in self.targets],
+            "others": [t.to_json() for t in self.others],
+            "suite": dict(self.suite),
+            "test_ids": list(self.test_ids),
+            "changes": {k: list(v) for k, v in self.changes.items()},
+            "findings": [dict(f) for f in self.findings],
+            "coarse": self.coarse,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _req(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in data:
+        raise EvidenceError(f"missing field `{key}`")
+    value = data[key]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise EvidenceError(f"field `{key}` has the wrong type")
+    return value
+
+
+def _sha(value: Any, key: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if (
+        not isinstance(value, str)
+        or not (4 <= len(value) <= 64)
+        or not all(c in "0123456789abcdef" for c in value)
+    ):
+        raise EvidenceError(f"field `{key}` is not an object id")
+    return value
+
+
+def _results(items: Any, key: str) -> tuple[TestResult, ...]:
+    if not isinstance(items, list):
+        raise EvidenceError(f"field `{key}` must be a list")
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            raise EvidenceError(f"an entry of `{key}` is not a test outcome")
+        try:
+            out.append(
+                TestResult(
+                    id=item["id"],
+                    outcome=Outcome(item.get("outcome")),
+                    cause=Cause(item["cause"]) if item.get("cause") else None,
+                    message=str(item.get("message", ""))[:2000],
+                )
+            )
+        except ValueError as exc:
+            raise EvidenceError(f"an entry of `{key}` has an unknown outcome or cause") from exc
+    return tuple(out)
+
+
+def parse_evidence(data: bytes | str) -> Evidence:
+    """Parse and validate untrusted evidence JSON."""
+    if len(data) > MAX_BYTES:
+        raise EvidenceError(f"evidence is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    try:
+        raw = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise EvidenceError("evidence is not valid JSON") from exc
+    if not isinstance(raw, dict):
+        raise EvidenceError("evidence is not a JSON object")
+    if raw.get("schema") != SCHEMA:
+        raise EvidenceError(f"unknown evidence schema {str(raw.get('schema'))[:40]!r}")
+    phase = _req(raw, "phase", str)
+    if phase not in PHASES:
+        raise EvidenceError(f"unknown phase {phase[:20]!r}")
+    suite = raw.get("suite", {})
+    if not isinstance(suite, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) for k, v in suite.items()
+    ):
+        raise EvidenceError("field `suite` must map names to counts")
+    changes = raw.get("changes", {})
+    if not isinstance(changes, dict) or not all(
+        isinstance(v, list) and all(isinstance(p, str) for p in v) for v in changes.values()
+    ):
+        raise EvidenceError("field `changes` must map kinds to lists of paths")
+    test_ids = raw.get("test_ids", [])
+    if not isinstance(test_ids, list) or not all(isinstance(t, str) for t in test_ids):
+        raise EvidenceError("field `test_ids` must be a list of strings")
+    command = raw.get("command", [])
+    if not isinstance(command, list):
+        raise EvidenceError("field `command` must be a list")
+    findings = raw.get("findings", [])
+    if not isinstance(findings, list) or not all(isinstance(f, dict) for f in findings):
+        raise EvidenceError("field `findings` must be a list of objects")
+    started = raw.get("started", 0.0)
+    duration = raw.get("duration", 0.0)
+    if not isinstance(started, (int, float)) or not isinstance(duration, (int, float)):
+        raise EvidenceError("fields `started`/`duration` must be numbers")
+    tree = _sha(raw.get("tree"), "tree")
+    assert tree is not None
+    return Evidence(
+        phase=phase,
+        tree=tree,
+        parent=_sha(raw.get("parent"), "parent", optional=True),
+        runner=str(raw.get("runner", "")),
+        command=tuple(str(c) for c in command),
+        started=float(started),
+        duration=float(duration),
+        tddgit_version=str(raw.get("tddgit_version", "")),
+        scope=str(raw.get("scope", "")),
+        targets=_results(raw.get("targets", []), "targets"),
+        others=_results(raw.get("others", []), "others"),
+        suite=dict(suite),
+        test_ids=tuple(test_ids),
+        changes={str(k): tuple(v) for k, v in changes.items()},
+        findings=tuple(findings),
+        coarse=bool(raw.get("coarse", False)),
+    )
+
+
+# --- the tree-keyed cache -------------------------------------------------------------
+
+
+def _cache_dir(repo: Repo) -> Path:
+    return repo.tddgit_dir / "evidence"
+
+
+def _cache_path(repo: Repo, tree: str, phase: str) -> Path:
+    return _cache_dir(repo) / tree[:2] / f"{tree[2:]}.{phase}.json"
+
+
+def cache_put(repo: Repo, evidence: Evidence) -> Path:
+    """Store evidence for its tree atomically: write a temp file, fsync, rename over."""
+    path = _cache_path(repo, evidence.tree, evidence.phase)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(evidence.dumps())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)  # atomic: readers see the old file or the whole new one
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def cache_get(repo: Repo, tree: str, phase: str | None = None) -> Evidence | None:
+    """Evidence cached for ``tree`` (for ``phase``, or the newest of any phase)."""
+    phases = (phase,) if phase else PHASES
+    best: Evidence | None = None
+    for ph in phases:
+        path = _cache_path(repo, tree, ph)
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(MAX_BYTES + 1)
+        except OSError:
+            continue
+        try:
+            ev = parse_evidence(data)
+        except EvidenceError:
+            continue  # half-written or tampered: never valid
+        if ev.tree != tree or ev.phase != ph:
+            continue
+        if best is None or ev.started > best.started:
+            best = ev
+    return best
+
+
+def cache_discard(repo: Repo, tree: str, phase: str) -> None:
+    with contextlib.suppress(OSError):
+        _cache_path(repo, tree, phase).unlink()
+
+
+# --- notes ------------------------------------------------------------------------------
+
+
+def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
+    """Attach evidence to ``commit`` under refs/notes/tddgit (replacing an older note)."""
+    repo.run(
+        "notes",
+        f"--ref={NOTES_REF}",
+        "add",
+        "-f",
+        "-F",
+        "-",
+        commit,
+        input=evidence.dumps().encode("utf-8"),
+    )
+
+
+def read_note(repo: Repo, commit: str) -> Evidence | None:
+    """The evidence note of ``commit``; None when there is none; EvidenceError if invalid."""
+    proc = repo.run("notes", f"--ref={NOTES_REF}", "show", commit, check=False)
+    if proc.returncode != 0:
+        return None
+    return parse_evidence(proc.stdout)
+
+
+def evidence_for_commit(repo: Repo, commit: str, tree: str, phase: str | None) -> Evidence | None:
+    """A past commit's evidence: its note, or failing that, the cache entry of its tree
+    (a commit made with plain `git commit` after `--no-commit`)."""
+    try:
+        ev = read_note(repo, commit)
+    except EvidenceError:
+        ev = None
+    if ev is not None and ev.tree == tree and (phase is None or ev.phase == phase):
+        return ev
+    return cache_get(repo, tree, phase)
+
+
+def _note_pairs(repo: Repo) -> list[tuple[str, str]]:
+    proc = repo.run("notes", f"--ref={NOTES_REF}", "list", check=False)
+    if proc.returncode != 0:
+        return []
+    pairs = []
+    for line in proc.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            pairs.append((parts[1], parts[0]))  # (commit, note blob)
+    return pairs
+
+
+def read_all_notes(repo: Repo) -> dict[str, Evidence | EvidenceError]:
+    """Every commit's evidence note, read through one `git cat-file --batch` process."""
+    pairs = _note_pairs(repo)
+    out: dict[str, Evidence | EvidenceError] = {}
+    if not pairs:
+        return out
+    for (commit, _blob), data in zip(pairs, _cat_blobs(repo, [b for _, b in pairs]), strict=True):
+        if data is None:
+            out[commit] = EvidenceError("note is missing or larger than the limit")
+            continue
+        try:
+            out[commit] = parse_evidence(data)
+        except EvidenceError as exc:
+            out[commit] = exc
+    return out
+
+
+def _cat_blobs(repo: Repo, blobs: list[str]) -> Iterator[bytes | None]:
+    """Read blobs in order with one `git cat-file --batch`; oversize blobs yield None."""
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"],
+        cwd=repo.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        # Feed all requests from a thread-free loop: ask one, read one, to bound memory.
+        for blob in blobs:
+            proc.stdin.write(blob.encode("ascii") + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3:
+                yield None
+                continue
+            size = int(header[2])
+            if size > MAX_BYTES:
+                while size > 0:  # skip an oversize (hostile) note without holding it
+                    size -= len(proc.stdout.read(min(size, 1 << 20)) or b"\0" * size)
+                proc.stdout.read(1)
+                yield None
+                continue
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the LF after the contents
+            yield data
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.wait()
