@@ -263,7 +263,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            data: dict[str, Any] = tomllib.load(fh)
+            return data
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{path.name}: malformed TOML: {exc}", f"fix the syntax of {path.name}"

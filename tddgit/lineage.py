@@ -1,0 +1,165 @@
+"""The phase state of a lineage: declared ``GSD-Phase`` trailers along first parents.
+
+The state after a commit is a function of its first parent's state and the commit, so
+branches and merges are followed. States are cached per commit id in the git dir, so
+asking for HEAD's state walks back only to the nearest cached ancestor (usually one
+commit), never the whole history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Generator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tddgit.git import Repo
+
+PHASES = ("red", "green", "refactor")
+TRAILER = "GSD-Phase"
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class State:
+    """Where the cycle stands after a commit."""
+
+    phase: str | None = None  # the last declared phase on the lineage
+    phase_commit: str | None = None  # the commit that declared it
+    open_reds: tuple[str, ...] = ()  # red commits not yet followed by a green (oldest first)
+    cycles: int = 0  # reds seen on the lineage
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "v": _VERSION,
+            "phase": self.phase,
+            "phase_commit": self.phase_commit,
+            "open_reds": list(self.open_reds),
+            "cycles": self.cycles,
+        }
+
+
+def step(state: State, commit: str, declared: str | None) -> State:
+    """The state after ``commit`` given its first parent's state and its declared phase."""
+    if declared not in PHASES:
+        return state
+    if declared == "red":
+        return State("red", commit, (*state.open_reds, commit), state.cycles + 1)
+    if declared == "green":
+        return replace(state, phase="green", phase_commit=commit, open_reds=())
+    return replace(state, phase="refactor", phase_commit=commit)
+
+
+def allowed(state: State, phase: str) -> str | None:
+    """None when ``phase`` may follow ``state``; else the rule id that forbids it."""
+    if phase == "green" and not state.open_reds:
+        return "green-without-red"
+    if phase == "refactor" and state.phase not in ("green", "refactor"):
+        return "refactor-while-red" if state.open_reds else "refactor-without-green"
+    return None
+
+
+def _cache_file(repo: Repo, commit: str) -> Path:
+    return repo.tddgit_dir / "lineage" / commit[:2] / commit[2:]
+
+
+def _load(repo: Repo, commit: str) -> State | None:
+    try:
+        raw = json.loads(_cache_file(repo, commit).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or raw.get("v") != _VERSION:
+        return None
+    try:
+        return State(
+            phase=raw["phase"],
+            phase_commit=raw["phase_commit"],
+            open_reds=tuple(raw["open_reds"]),
+            cycles=int(raw["cycles"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _store(repo: Repo, commit: str, state: State) -> None:
+    path = _cache_file(repo, commit)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(state.to_json(), fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache: failing to write it only costs speed
+
+
+def state_at(repo: Repo, commit: str | None) -> State:
+    """The lineage state after ``commit`` (the empty state for an unborn branch)."""
+    if commit is None:
+        return State()
+    cached = _load(repo, commit)
+    if cached is not None:
+        return cached
+    # Walk first parents back to a cached state (or the root), streaming, then fold forward.
+    chain: list[tuple[str, str | None]] = []
+    base = State()
+    records = _first_parents(repo, commit)
+    try:
+        for sha, declared in records:
+            found = _load(repo, sha) if chain else None
+            if found is not None:
+                base = found
+                break
+            chain.append((sha, declared))
+    finally:
+        records.close()
+    state = base
+    for sha, declared in reversed(chain):
+        state = step(state, sha, declared)
+    _store(repo, commit, state)
+    return state
+
+
+def _first_parents(repo: Repo, commit: str) -> Generator[tuple[str, str | None], None, None]:
+    """(sha, declared phase) from ``commit`` back along first parents, one git process."""
+    proc = subprocess.Popen(
+        [
+            "git",
+            "log",
+            "--first-parent",
+            "-z",
+            f"--format=%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)",
+            commit,
+        ],
+        cwd=repo.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    stream = proc.stdout
+    assert stream is not None
+    try:
+        buf = b""
+        while True:
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\0")
+            for rec in done:
+                yield _record(rec)
+        if buf.strip():
+            yield _record(buf)
+    finally:
+        stream.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def _record(rec: bytes) -> tuple[str, str | None]:
+    sha, _, values = rec.decode("utf-8", "replace").partition("\x01")
+    vals = [v.strip().lower() for v in values.split("\x02") if v.strip()]
+    return sha.strip(), (vals[-1] if vals else None)

@@ -1,0 +1,114 @@
+"""The staged change: exactly the tree being committed, and how it differs from HEAD.
+
+``git write-tree`` honours ``GIT_INDEX_FILE``, so inside ``git commit -a`` (where the index
+being committed is ``.git/index.lock``) we judge the right tree. Nothing here writes to the
+work tree or the index; write-tree only adds tree objects to the object store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tddgit.errors import UsageError
+from tddgit.git import EMPTY_TREE, Repo, zsplit
+from tddgit.model import FileChange
+from tddgit.paths import Classifier, Kind
+
+
+@dataclass(frozen=True)
+class StagedChange:
+    """The tree to commit, its base (HEAD's tree) and the files between them."""
+
+    tree: str
+    head: str | None
+    base_tree: str
+    files: tuple[FileChange, ...]
+    kinds: dict[str, Kind]  # path -> kind, for every changed path
+
+    def paths(self, kind: Kind, *, include_deleted: bool = True) -> list[str]:
+        return [
+            f.path
+            for f in self.files
+            if self.kinds[f.path] is kind and (include_deleted or f.status != "D")
+        ]
+
+    @property
+    def touches_tests(self) -> bool:
+        return any(k is Kind.TEST for k in self.kinds.values())
+
+    @property
+    def touches_production(self) -> bool:
+        return any(k is Kind.PRODUCTION for k in self.kinds.values())
+
+    def summary(self) -> dict[str, list[str]]:
+        return {k.value: self.paths(k) for k in Kind}
+
+
+def write_index_tree(repo: Repo) -> str:
+    """The tree id of the index being committed (``$GIT_INDEX_FILE`` honoured)."""
+    proc = repo.run("write-tree", check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        if "unmerged" in err or "conflict" in err.lower():
+            raise UsageError(
+                "the index has unresolved merge conflicts",
+                "resolve them and `git add` the files first",
+            )
+        raise UsageError(f"cannot read the index: {err.strip()[:200]}", "check `git status`")
+    return proc.stdout.decode().strip()
+
+
+def tree_of(repo: Repo, commit: str | None) -> str:
+    if commit is None:
+        return EMPTY_TREE
+    return repo.git("rev-parse", f"{commit}^{{tree}}").strip()
+
+
+def diff_trees(repo: Repo, old: str, new: str, paths: Iterable[str] = ()) -> list[FileChange]:
+    """Files that differ between two trees, with rename detection (``-z``: any name)."""
+    out = repo.run(
+        "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", old, new, "--", *paths
+    ).stdout.decode("utf-8", "surrogateescape")
+    fields = zsplit(out)
+    changes: list[FileChange] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i]
+        letter = status[:1]
+        if letter in ("R", "C"):
+            changes.append(FileChange(letter, fields[i + 2], fields[i + 1]))
+            i += 3
+        else:
+            changes.append(FileChange(letter, fields[i + 1]))
+            i += 2
+    return changes
+
+
+def staged_change(repo: Repo, classifier: Classifier) -> StagedChange:
+    head = repo.head()
+    tree = write_index_tree(repo)
+    base = tree_of(repo, head)
+    files = tuple(diff_trees(repo, base, tree))
+    kinds = {f.path: classifier.kind(f.path) for f in files}
+    return StagedChange(tree=tree, head=head, base_tree=base, files=files, kinds=kinds)
+
+
+def dirty_paths(repo: Repo) -> list[str]:
+    """Tracked files whose work-tree content differs from the index, and untracked files
+    that are not ignored: what could make a run in the work tree disagree with the index."""
+    modified = zsplit(
+        repo.run("diff-files", "-z", "--name-only").stdout.decode("utf-8", "surrogateescape")
+    )
+    untracked = zsplit(
+        repo.run("ls-files", "-z", "--others", "--exclude-standard").stdout.decode(
+            "utf-8", "surrogateescape"
+        )
+    )
+    return sorted(set(modified) | set(untracked))
+
+
+def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:
+    """The content of ``path`` in ``tree``, or None when it is not there."""
+    proc = repo.run("cat-file", "blob", f"{tree}:{path}", check=False)
+    return proc.stdout if proc.returncode == 0 else None
