@@ -1,0 +1,338 @@
+"""Read a repository's history with ONE streamed ``git log -z`` (PRODUCT.md §8, §11).
+
+The audit's throughput budget is 1.5x plain ``git log -z --name-status``, so this module
+adds as little as possible on top of git: one subprocess, read in large chunks, split on
+NUL, and turned into ``Commit`` records as the bytes arrive. Memory stays flat because
+nothing is buffered beyond one chunk and the consumer may stop at any time (the
+subprocess is then killed and reaped).
+
+Decoding: paths are decoded as UTF-8 with ``surrogateescape``, like ``tddgit.git.git``, so
+``os.fsencode(path)`` gives back git's exact bytes and the path can be handed to git
+again. Messages, trailers and author fields are text for people, so undecodable bytes in
+them become U+FFFD (``replace``) and never break a renderer. Commits that declare an
+encoding (``i18n.commitEncoding``) are re-encoded to UTF-8 by git itself.
+
+Trailers come from git's own parser (``%(trailers:only,unfold)``), which treats the
+message as a commit message: a ``---`` line is *not* a patch divider there, unlike
+``git interpret-trailers`` on a message file (see ``tddgit.trailers``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from typing import IO
+
+from tddgit.errors import GitError, UsageError
+from tddgit.git import Repo, clean_env
+from tddgit.model import Commit, FileChange
+
+# Revision "names" that are really git options; they select refs, so they are allowed.
+_REF_SELECTORS = frozenset({"--all", "--branches", "--tags", "--remotes"})
+
+_TRAILER_SEP = "\x1f"  # between trailers
+_KV_SEP = "\x1e"  # between a trailer's key and value
+
+# Field order of one commit header; the raw message is last (it is the only free text
+# that may hold anything but NUL).
+_FORMAT = "%x00".join(
+    [
+        "%H",
+        "%P",
+        "%T",
+        "%an",
+        "%ae",
+        "%at",
+        "%ct",
+        "%(trailers:only,unfold,separator=%x1f,key_value_separator=%x1e)",
+        "%B",
+    ]
+)
+_HEADER_FIELDS = 9
+
+_CHUNK = 1 << 20
+_PIPE_SIZE = 1 << 20
+
+
+def _log_args(
+    revs: Sequence[str],
+    since: str | None,
+    until: str | None,
+    author: str | None,
+    paths: Sequence[str],
+    with_files: bool,
+    find_copies: bool,
+    reverse: bool,
+) -> list[str]:
+    args = [
+        "-c",
+        "log.showSignature=false",
+        "log",
+        "-z",
+        "--topo-order",
+        f"--format={_FORMAT}",
+        "--no-color",
+    ]
+    if with_files:
+        # --root: a root commit lists its files even when log.showRoot is false.
+        args += ["--name-status", "--root", "--no-diff-merges", "-M"]
+        if find_copies:
+            args.append("-C")
+    if reverse:
+        args.append("--reverse")
+    if since:
+        args.append(f"--since={since}")
+    if until:
+        args.append(f"--until={until}")
+    if author:
+        args.append(f"--author={author}")
+    selectors = [r for r in revs if r in _REF_SELECTORS]
+    names = [r for r in revs if r not in _REF_SELECTORS]
+    for rev in names:
+        if not rev or rev.startswith("-"):
+            raise UsageError(
+                f"bad revision or range: {rev!r}",
+                "give a commit, branch, tag or a range such as main..HEAD",
+            )
+    # --end-of-options: a revision that looks like an option is still a revision.
+    return [*args, *selectors, "--end-of-options", *names, "--", *paths]
+
+
+def read_history(
+    repo: Repo,
+    revs: Sequence[str] = ("HEAD",),
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    author: str | None = None,
+    paths: Sequence[str] = (),
+    with_files: bool = True,
+    find_copies: bool = False,
+    reverse: bool = False,
+) -> Iterator[Commit]:
+    """Yield the commits of ``revs`` in topological order (newest first unless ``reverse``).
+
+    Merge commits come with all their parents and no files. ``find_copies`` adds git's
+    ``-C`` copy detection (costs more). Raises ``UsageError`` for a bad revision or range
+    and for a repository without commits, ``GitError`` if git fails otherwise.
+    """
+    args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            ["git", *args],
+            cwd=repo.root,
+            env=clean_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err,  # a file, not a pipe: git's warnings can never block it
+        )
+        try:
+            assert proc.stdout is not None
+            _grow_pipe(proc.stdout)
+            yield from _parse_stream(proc.stdout, with_files)
+            code = proc.wait()
+        finally:
+            _stop(proc)
+        if code != 0:
+            raise _log_error(repo, code, _read_err(err), revs)
+
+
+def _grow_pipe(stream: IO[bytes]) -> None:
+    """Ask Linux for a bigger pipe: fewer, larger reads while git runs ahead of us."""
+    with contextlib.suppress(Exception):
+        import fcntl
+
+        setsz = getattr(fcntl, "F_SETPIPE_SZ", None)
+        if setsz is not None:
+            fcntl.fcntl(stream.fileno(), setsz, _PIPE_SIZE)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill and reap git if the consumer stopped early; always close our end."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    if proc.stdout is not None:
+        proc.stdout.close()
+    proc.wait()
+
+
+def _read_err(err: IO[bytes]) -> str:
+    err.seek(0)
+    return err.read(64 * 1024).decode("utf-8", "replace")
+
+
+def _log_error(repo: Repo, code: int, stderr: str, revs: Sequence[str]) -> GitError:
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else f"exit code {code}"
+    # With --end-of-options git reports an unborn HEAD as a bad revision: ask directly.
+    if "does not have any commits yet" in stderr or repo.head() is None:
+        return GitError("the repository has no commits yet", "make a first commit, then run again")
+    if "bad revision" in stderr or "unknown revision" in stderr or "bad object" in stderr:
+        shown = " ".join(revs)
+        return GitError(
+            f"bad revision or range: {shown} ({last.removeprefix('fatal: ')})",
+            "check the names with `git rev-parse --verify REV`; a range looks like main..HEAD",
+        )
+    return GitError(f"git log failed: {last.removeprefix('fatal: ')}")
+
+
+def _parse_stream(stream: IO[bytes], with_files: bool) -> Iterator[Commit]:
+    """Turn git's NUL-separated byte stream into commits, one chunk at a time.
+
+    A chunk is cut at its last NUL, so no field (and no UTF-8 character) is ever split;
+    tokens of a commit whose file list may continue in the next chunk are carried over.
+    """
+    fd = stream.fileno()
+    tail = b""
+    pending: list[str] = []
+    while True:
+        data = os.read(fd, _CHUNK)
+        if not data:
+            break
+        data = tail + data
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            tail = data
+            continue
+        tail = data[cut + 1 :]
+        tokens = _decode(data[:cut]).split("\0")
+        if pending:
+            tokens = pending + tokens
+        commits, used = _parse_tokens(tokens, with_files, eof=False)
+        yield from commits
+        pending = tokens[used:]
+    if tail:
+        pending.append(_decode(tail))
+    if pending:
+        commits, used = _parse_tokens(pending, with_files, eof=True)
+        yield from commits
+        if used != len(pending):
+            raise GitError("could not read git log output (unexpected format)")
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _text(s: str) -> str:
+    """Surrogate-escaped bytes in human text become U+FFFD (see module docstring)."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return s
+
+
+def _parse_tokens(tokens: list[str], with_files: bool, eof: bool) -> tuple[list[Commit], int]:
+    """Parse as many complete commits as ``tokens`` hold; returns them and tokens used.
+
+    A commit is complete once the next commit's first field is seen, or at ``eof``: until
+    then more file entries of it may still arrive.
+    """
+    out: list[Commit] = []
+    n = len(tokens)
+    i = 0
+    while i + _HEADER_FIELDS <= n:
+        j = i + _HEADER_FIELDS
+        files: tuple[FileChange, ...] = ()
+        if with_files and j < n and tokens[j][:1] == "\n":
+            parsed = _parse_files(tokens, j, eof)
+            if parsed is None:
+                break
+            files, j = parsed
+        elif j >= n and not eof:
+            break  # the file list (or nothing) is in the next chunk
+        out.append(_commit(tokens, i, files))
+        i = j
+    return out, i
+
+
+def _parse_files(tokens: list[str], j: int, eof: bool) -> tuple[tuple[FileChange, ...], int] | None:
+    """The ``--name-status -z`` entries starting at ``tokens[j]``, or None if incomplete."""
+    n = len(tokens)
+    files: list[FileChange] = []
+    status = tokens[j][1:]  # the first status carries the "\n" that ends the header
+    while True:
+        if status[:1] in ("R", "C"):
+            if j + 2 >= n:
+                return None
+            files.append(FileChange(status[0], tokens[j + 2], tokens[j + 1]))
+            j += 3
+        else:
+            if j + 1 >= n:
+                return None
+            files.append(FileChange(status[:1], tokens[j + 1]))
+            j += 2
+        if j >= n:
+            if not eof:
+                return None
+            break
+        status = tokens[j]
+        # A status is a letter and maybe a score ("R100"); the next commit starts with
+        # its hash (40 or 64 hex digits), so length tells them apart.
+        if len(status) > 8 or not status:
+            break
+    return tuple(files), j
+
+
+def _commit(t: list[str], i: int, files: tuple[FileChange, ...]) -> Commit:
+    sha = t[i]
+    if len(sha) not in (40, 64):
+        raise GitError(f"could not read git log output (expected a commit id, got {sha[:20]!r})")
+    parents = t[i + 1]
+    raw_trailers = t[i + 7]
+    message = _text(t[i + 8])
+    trailers: tuple[tuple[str, str], ...] = ()
+    if raw_trailers:
+        trailers = _split_trailers(_text(raw_trailers), message)
+    return Commit(
+        sha=sha,
+        parents=tuple(parents.split(" ")) if parents else (),
+        tree=t[i + 2],
+        author_name=_text(t[i + 3]),
+        author_email=_text(t[i + 4]),
+        author_time=int(t[i + 5]),
+        committer_time=int(t[i + 6]),
+        message=message,
+        trailers=trailers,
+        files=files,
+    )
+
+
+def _split_trailers(raw: str, message: str) -> tuple[tuple[str, str], ...]:
+    if _TRAILER_SEP in message or _KV_SEP in message:
+        # Our separators occur in the text itself: git's split is ambiguous, so parse the
+        # message ourselves with the same rules (commit-message mode: no `---` divider).
+        from tddgit.trailers import parse_trailers
+
+        return tuple(parse_trailers(message, divider=False))
+    pairs = []
+    for item in raw.split(_TRAILER_SEP):
+        key, _, value = item.partition(_KV_SEP)
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
+def history_notes(repo: Repo) -> list[str]:
+    """Facts about the repository that limit what its history can show (for reports)."""
+    notes: list[str] = []
+    shallow = repo.common_dir / "shallow"
+    if shallow.exists():
+        cut = [ln.strip() for ln in shallow.read_text(errors="replace").splitlines() if ln]
+        shown = ", ".join(c[:12] for c in cut[:3]) + (", ..." if len(cut) > 3 else "")
+        notes.append(
+            f"shallow clone: history before {shown} is cut "
+            "(run `git fetch --unshallow` for the full history)"
+        )
+    if (repo.common_dir / "info" / "grafts").exists():
+        notes.append("grafts file present: git shows a rewritten ancestry (info/grafts)")
+    proc = repo.run(
+        "for-each-ref", "--count=1", "--format=%(refname)", "refs/replace/", check=False
+    )
+    if proc.returncode == 0 and proc.stdout.strip():
+        notes.append("replace refs present: some commits are shown as their replacements")
+    return notes
