@@ -1,0 +1,341 @@
+"""read_history / history_notes against real repositories built in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tddgit.errors import GitError, UsageError
+from tddgit.git import Repo, find_repo
+from tddgit.history import _log_args, _parse_stream, history_notes, read_history
+from tddgit.model import FileChange
+
+from .conftest import GitRepo
+
+
+def _repo(r: GitRepo) -> Repo:
+    return find_repo(r.root)
+
+
+def _shas(r: GitRepo, *args: str) -> list[str]:
+    return r.git("rev-list", *args).split()
+
+
+def test_linear_history_with_trailers_and_fields(repo: GitRepo) -> None:
+    repo.write("tests/test_a.py", "def test_a():\n    assert f()\n")
+    red = repo.commit(
+        "Add failing test\n\nGSD-Phase: red\nSigned-off-by: Tess <t@e>\n",
+        date="2024-01-02T03:04:05Z",
+    )
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    green = repo.commit("Make it pass\n\nGSD-Phase: green\n")
+
+    commits = list(read_history(_repo(repo)))
+
+    assert [c.sha for c in commits] == [green, red]
+    first = commits[1]
+    assert first.parents == ()
+    assert first.tree == repo.git("rev-parse", f"{red}^{{tree}}").strip()
+    assert (first.author_name, first.author_email) == ("Tess Driven", "tess@example.com")
+    assert first.author_time == first.committer_time == 1704164645
+    assert first.message == "Add failing test\n\nGSD-Phase: red\nSigned-off-by: Tess <t@e>\n"
+    assert first.trailers == (("GSD-Phase", "red"), ("Signed-off-by", "Tess <t@e>"))
+    assert first.trailer("gsd-phase") == "red"
+    assert first.files == (FileChange("A", "tests/test_a.py"),)
+    assert commits[0].parents == (red,)
+    assert commits[0].files == (FileChange("A", "src/a.py"),)
+
+
+def test_trailer_like_line_in_prose_and_continuation(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    repo.commit("Title\n\nNote: this is prose\nthat goes on.\n\nGSD-Phase: red\n  and more\n")
+    (c,) = read_history(_repo(repo))
+    assert c.trailers == (("GSD-Phase", "red and more"),)
+
+
+def test_branches_and_merges_in_topological_order(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    base = repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("b", "1")
+    side = repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("c", "1")
+    main = repo.commit("main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    merge = repo.head()
+
+    commits = list(read_history(_repo(repo)))
+
+    assert [c.sha for c in commits] == _shas(repo, "--topo-order", "HEAD")
+    by_sha = {c.sha: c for c in commits}
+    assert by_sha[merge].parents == (main, side)
+    assert by_sha[merge].is_merge and by_sha[merge].files == ()
+    assert commits[-1].sha == base
+    seen: set[str] = set()
+    for c in commits:  # children before parents
+        assert not (set(c.parents) & seen)
+        seen.add(c.sha)
+    reverse = [c.sha for c in read_history(_repo(repo), reverse=True)]
+    assert reverse == list(reversed(_shas(repo, "--topo-order", "HEAD")))
+
+
+def test_renames_deletions_copies_and_type_changes(repo: GitRepo) -> None:
+    body = "".join(f"line {i}\n" for i in range(40))
+    repo.write("src/old.py", body)
+    repo.write("gone.txt", "bye\n")
+    repo.commit("one")
+    repo.git("mv", "src/old.py", "src/new.py")
+    repo.git("rm", "-q", "gone.txt")
+    repo.commit("two")
+    repo.write("src/copy.py", body)
+    repo.write("src/new.py", body + "more\n")
+    repo.commit("three")
+    os.unlink(repo.root / "src/copy.py")
+    os.symlink("new.py", repo.root / "src/copy.py")
+    repo.commit("four")
+
+    three_to_one = list(read_history(_repo(repo)))
+    assert three_to_one[0].files == (FileChange("T", "src/copy.py"),)
+    assert set(three_to_one[2].files) == {
+        FileChange("R", "src/new.py", "src/old.py"),
+        FileChange("D", "gone.txt"),
+    }
+    assert set(three_to_one[1].files) == {
+        FileChange("A", "src/copy.py"),
+        FileChange("M", "src/new.py"),
+    }
+    with_copies = list(read_history(_repo(repo), find_copies=True))
+    assert FileChange("C", "src/copy.py", "src/new.py") in with_copies[1].files
+
+
+def test_empty_commit_and_empty_message(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    repo.commit("first")
+    repo.git("commit", "-q", "--allow-empty", "--allow-empty-message", "-m", "")
+    repo.git("commit", "-q", "--allow-empty", "-m", "nothing")
+    commits = list(read_history(_repo(repo)))
+    assert [(c.message, c.files) for c in commits[:2]] == [("nothing\n", ()), ("", ())]
+    assert commits[1].subject == ""
+    assert commits[2].files == (FileChange("A", "a"),)
+
+
+def test_odd_file_names_come_through_exactly(repo: GitRepo) -> None:
+    names = ["with space.py", "new\nline.py", "quo\"te's.py", "tab\there.py", "ünï.py"]
+    for name in names:
+        (repo.root / name).write_text("x\n")
+    repo.commit("odd names")
+    # A path that is not UTF-8: bytes straight into the index.
+    raw = b"caf\xe9.py"
+    oid = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=repo.root,
+            input=b"y\n",
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    subprocess.run(
+        ["git", "update-index", "--add", "--cacheinfo", f"100644,{oid},".encode() + raw],
+        cwd=repo.root,
+        check=True,
+    )
+    repo.git("commit", "-q", "-m", "latin-1 name")
+
+    commits = list(read_history(_repo(repo)))
+
+    assert [os.fsencode(f.path) for f in commits[0].files] == [raw]
+    assert commits[0].files[0].path == raw.decode("utf-8", "surrogateescape")
+    assert sorted(f.path for f in commits[1].files) == sorted(names)
+
+
+def test_non_utf8_messages_do_not_crash(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    repo.git("config", "i18n.commitEncoding", "ISO-8859-1")
+    (repo.root / "msg").write_bytes("Caf\xe9 ol\xe9\n\nGSD-Phase: r\xe9d\n".encode("latin-1"))
+    repo.git("add", "a")
+    repo.git("commit", "-q", "-F", "msg")
+    repo.git("config", "--unset", "i18n.commitEncoding")
+    # Undeclared non-UTF-8 bytes: `git commit` would repair them, so write the object.
+    head = repo.head()
+    tree = repo.git("rev-parse", "HEAD^{tree}").strip()
+    raw = (
+        f"tree {tree}\nparent {head}\n"
+        "author T <t@e> 1700000000 +0000\ncommitter T <t@e> 1700000000 +0000\n\n"
+    ).encode() + b"Bad \xff\xfe bytes\n"
+    oid = (
+        subprocess.run(
+            ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+            cwd=repo.root,
+            input=raw,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    repo.git("update-ref", "HEAD", oid)
+
+    bad, declared = read_history(_repo(repo))
+
+    assert declared.message == "Café olé\n\nGSD-Phase: réd\n"
+    assert declared.trailers == (("GSD-Phase", "réd"),)
+    assert bad.message == "Bad \ufffd\ufffd bytes\n"
+    bad.message.encode("utf-8")  # printable anywhere: no surrogates left
+
+
+def test_ranges_dates_author_and_paths(repo: GitRepo) -> None:
+    repo.write("src/a.py", "1")
+    one = repo.commit("one", date="2024-01-01T00:00:00Z")
+    repo.write("tests/test_a.py", "1")
+    two = repo.commit("two", date="2024-02-01T00:00:00Z")
+    repo.write("src/a.py", "2")
+    repo.git(
+        "commit", "-q", "-am", "three", "--author", "Other Person <o@p>",
+        env={"GIT_AUTHOR_DATE": "2024-03-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-03-01T00:00:00Z"},
+    )  # fmt: skip
+    three = repo.head()
+    r = _repo(repo)
+
+    assert [c.sha for c in read_history(r, [f"{one}..HEAD"])] == [three, two]
+    assert [c.sha for c in read_history(r, [three, f"^{two}"])] == [three]
+    assert [c.sha for c in read_history(r, since="2024-01-15")] == [three, two]
+    assert [c.sha for c in read_history(r, until="2024-01-15")] == [one]
+    assert [c.sha for c in read_history(r, author="Other")] == [three]
+    assert [c.sha for c in read_history(r, paths=["tests"])] == [two]
+    assert [c.sha for c in read_history(r, paths=["src/a.py"])] == [three, one]
+    assert [c.files for c in read_history(r, with_files=False)] == [(), (), ()]
+    assert len(list(read_history(r, ["--all"]))) == 3
+
+
+def test_bad_revision_is_a_usage_error(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    repo.commit("one")
+    r = _repo(repo)
+    with pytest.raises(UsageError, match=r"bad revision or range: nope\.\.HEAD") as info:
+        list(read_history(r, ["nope..HEAD"]))
+    assert "rev-parse" in (info.value.fix or "")
+    with pytest.raises(UsageError, match="bad revision"):
+        list(read_history(r, ["--output=/tmp/x"]))
+    with pytest.raises(UsageError, match="bad revision"):
+        list(read_history(r, ["does-not-exist"]))
+
+
+def test_empty_repository_is_a_usage_error(repo: GitRepo) -> None:
+    with pytest.raises(GitError, match="no commits yet") as info:
+        list(read_history(_repo(repo)))
+    assert info.value.exit_code == 2
+
+
+def test_shallow_clone_note(repo: GitRepo, tmp_path: Path) -> None:
+    for i in range(3):
+        repo.write("a", str(i))
+        repo.commit(f"c{i}")
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True
+    )
+    r = find_repo(clone)
+    commits = list(read_history(r))
+    assert len(commits) == 2
+    (note,) = history_notes(r)
+    assert note.startswith(f"shallow clone: history before {commits[-1].sha[:12]} is cut")
+    assert history_notes(_repo(repo)) == []
+
+
+def test_early_stop_leaves_no_process(repo: GitRepo) -> None:
+    # Far more output than the pipe holds, so git is still writing when we stop.
+    msg = "x" * 1999 + "\n"
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
+        f"data {len(msg)}\n{msg}"
+        f"M 644 inline f{i % 50}\ndata 6\n{i:05}\n\n"
+        for i in range(3000)
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
+    )
+    before = _git_children()
+    it = read_history(_repo(repo))
+    first = next(it)
+    assert first.files
+    assert _git_children() - before  # git is running while we hold the iterator
+    it.close()
+    deadline = time.monotonic() + 5
+    while _git_children() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not (_git_children() - before)
+
+
+def test_full_read_of_many_commits_matches_rev_list(repo: GitRepo) -> None:
+    # Crosses many read chunks: commits must never be split or merged at chunk edges.
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
+        f"data {len(m := f'msg {i}' + chr(10) * 2 + 'GSD-Phase: red' + chr(10))}\n{m}"
+        f"M 644 inline dir/file {i % 97}.py\ndata 2\n{i % 10}\n\n"
+        for i in range(4000)
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
+    )
+    commits = list(read_history(_repo(repo)))
+    assert [c.sha for c in commits] == _shas(repo, "--topo-order", "HEAD")
+    assert all(c.trailers == (("GSD-Phase", "red"),) for c in commits)
+    assert all(len(c.files) == 1 and c.files[0].path.startswith("dir/file ") for c in commits)
+
+
+def _git_children() -> set[int]:
+    """Live (not zombie) `git log` processes that are children of this test process."""
+    me = os.getpid()
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == me and b"log\0-z" in cmd:
+            found.add(int(entry))
+    return found
+
+
+def test_any_chunking_of_the_stream_gives_the_same_commits(repo: GitRepo) -> None:
+    """Cut git's real output at every kind of boundary (mid-field, mid-UTF-8 character)."""
+    repo.write("tests/test_ü.py", "1")
+    repo.commit("Tést\n\nGSD-Phase: red\n")
+    repo.write("src/with space.py", "1")
+    repo.commit("two")
+    repo.git("mv", "src/with space.py", "src/moved.py")
+    repo.git("commit", "-q", "--allow-empty", "-m", "three")
+    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    r = _repo(repo)
+    expected = list(read_history(r))
+    args = _log_args(("HEAD",), None, None, None, (), True, False, False)
+    out = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, check=True).stdout
+    for size in (1, 2, 3, 7, 64):
+        read_fd, write_fd = os.pipe()
+        writer = threading.Thread(target=_trickle, args=(write_fd, out, size))
+        writer.start()
+        with os.fdopen(read_fd, "rb") as stream:
+            got = list(_parse_stream(stream, with_files=True))
+        writer.join()
+        assert got == expected, size
+
+
+def _trickle(fd: int, data: bytes, size: int) -> None:
+    with os.fdopen(fd, "wb", buffering=0) as w:
+        for i in range(0, len(data), size):
+            w.write(data[i : i + size])
+            if i % (size * 16) == 0:
+                time.sleep(0)  # let the reader see short reads
