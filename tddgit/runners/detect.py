@@ -1,0 +1,149 @@
+"""Which runner a repository uses, from its files (PRODUCT.md §3), and the per-ecosystem
+defaults for ``test_command`` / ``junit_xml`` that the configuration leaves unset.
+
+Order (first match wins; documented in docs/runners.md):
+
+1. pytest configuration (``[tool.pytest.ini_options]`` in pyproject.toml, ``pytest.ini``,
+   ``[tool:pytest]`` in setup.cfg, ``[pytest]`` in tox.ini), a ``conftest.py``, or Python
+   test files at the top or in ``tests/`` / ``test/`` -> ``pytest``
+2. ``package.json`` -> ``junit`` (vitest, jest with jest-junit, else node's own runner)
+3. ``pom.xml`` -> ``junit`` (Maven Surefire reports)
+4. ``go.mod``, ``Cargo.toml``, a Makefile with a ``test`` target -> ``command``
+5. nothing -> ``pytest``
+
+Detection runs on every gate and inside hooks, so it only stats a few paths and reads a
+few small files: no subprocesses, no walk of the tree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+MAX_READ = 256 * 1024  # bytes read from any one file; config files are far smaller
+
+# The node default runs node's own test runner with tddgit's reporter, which writes JUnit
+# XML like node's `--test-reporter=junit` plus the file of every test (see junit.py).
+NODE_COMMAND = "node --test --test-reporter={node_reporter} --test-reporter-destination={junit}"
+VITEST_COMMAND = "./node_modules/.bin/vitest run --reporter=junit --outputFile={junit}"
+JEST_COMMAND = (
+    "JEST_JUNIT_OUTPUT_DIR={junit_dir} ./node_modules/.bin/jest --ci --reporters=jest-junit"
+)
+MAVEN_COMMAND = "mvn -q test"
+MAVEN_REPORTS = "target/surefire-reports/*.xml"
+
+_PYTEST_SECTIONS = (
+    ("pyproject.toml", re.compile(r"^\s*\[tool\.pytest\.ini_options\]", re.M)),
+    ("setup.cfg", re.compile(r"^\s*\[tool:pytest\]", re.M)),
+    ("tox.ini", re.compile(r"^\s*\[pytest\]", re.M)),
+)
+_MAKE_TEST = re.compile(r"^test\s*:(?![=:]?=)", re.M)  # a `test:` rule, not `test := x`
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _read(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(MAX_READ).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _is_py_test(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _has_python_tests(root: Path) -> bool:
+    for where in (root, root / "tests", root / "test"):
+        try:
+            if any(_is_py_test(p.name) for p in where.iterdir() if p.is_file()):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def uses_pytest(root: Path) -> bool:
+    if (root / "pytest.ini").is_file() or (root / ".pytest.ini").is_file():
+        return True
+    for name, section in _PYTEST_SECTIONS:
+        path = root / name
+        if path.is_file() and section.search(_read(path)):
+            return True
+    return (root / "conftest.py").is_file() or _has_python_tests(root)
+
+
+def has_make_test(root: Path) -> bool:
+    for name in _MAKEFILES:
+        path = root / name
+        if path.is_file():
+            # make reads GNUmakefile, makefile, Makefile in that order: the first one counts.
+            return bool(_MAKE_TEST.search(_read(path)))
+    return False
+
+
+def detect(root: Path) -> str:
+    """``"pytest"``, ``"junit"`` or ``"command"``: the runner ``root`` most likely uses."""
+    if uses_pytest(root):
+        return "pytest"
+    if (root / "package.json").is_file() or (root / "pom.xml").is_file():
+        return "junit"
+    if (root / "go.mod").is_file() or (root / "Cargo.toml").is_file() or has_make_test(root):
+        return "command"
+    return "pytest"
+
+
+def _node_dependencies(root: Path) -> set[str]:
+    try:
+        data = json.loads(_read(root / "package.json"))
+    except ValueError:
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    deps: set[str] = set()
+    for key in ("dependencies", "devDependencies"):
+        table = data.get(key)
+        if isinstance(table, dict):
+            deps.update(str(k) for k in table)
+    return deps
+
+
+def _node_command(root: Path) -> str:
+    deps = _node_dependencies(root)
+    if "vitest" in deps:
+        return VITEST_COMMAND
+    if "jest" in deps and "jest-junit" in deps:
+        return JEST_COMMAND
+    return NODE_COMMAND
+
+
+def default_command(root: Path, runner: str) -> str | None:
+    """The test command for ``runner`` in ``root`` when ``test_command`` is unset; ``None``
+    when tddgit cannot guess one (the pytest runner builds its own)."""
+    if runner == "junit":
+        if (root / "package.json").is_file():
+            return _node_command(root)
+        if (root / "pom.xml").is_file():
+            return MAVEN_COMMAND
+        return None
+    if runner == "command":
+        if (root / "go.mod").is_file():
+            return "go test ./..."
+        if (root / "Cargo.toml").is_file():
+            return "cargo test"
+        if has_make_test(root):
+            return "make test"
+        if (root / "package.json").is_file():
+            return "npm test"
+        if (root / "pom.xml").is_file():
+            return MAVEN_COMMAND
+    return None
+
+
+def default_junit_xml(root: Path, runner: str) -> str | None:
+    """Where ``runner`` finds its reports in ``root`` when ``junit_xml`` is unset; ``None``
+    when the command itself says (the ``{junit}`` placeholder)."""
+    if runner == "junit" and not (root / "package.json").is_file() and (root / "pom.xml").is_file():
+        return MAVEN_REPORTS
+    return None
