@@ -1,0 +1,228 @@
+"""`tddgit demo [DIR]`: a whole red -> green -> refactor cycle in a throwaway repository,
+including one refused step, printed command by command, then the history and its audit."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from tddgit import console
+from tddgit.errors import UsageError
+
+_FILES_START = {
+    "pyproject.toml": """\
+        [project]
+        name = "textstats"
+        version = "0.1.0"
+
+        [tool.pytest.ini_options]
+        pythonpath = ["."]
+        testpaths = ["tests"]
+        """,
+    ".gitignore": "__pycache__/\n.pytest_cache/\n",
+    "textstats.py": '''\
+        """Small text statistics."""
+
+
+        def word_count(text: str) -> int:
+            return len(text.split())
+        ''',
+    "tests/test_textstats.py": """\
+        import textstats
+
+
+        def test_word_count_counts_words():
+            assert textstats.word_count("red green refactor") == 3
+        """,
+}
+
+_RED_TEST = """\
+    import textstats
+
+
+    def test_word_count_counts_words():
+        assert textstats.word_count("red green refactor") == 3
+
+
+    def test_longest_word_picks_the_longest():
+        assert textstats.longest_word("red green refactor") == "refactor"
+    """
+
+_GREEN_BROKEN = '''\
+    """Small text statistics."""
+
+
+    def word_count(text: str) -> int:
+        return text.count(" ")  # "faster" -- and wrong
+
+
+    def longest_word(text: str) -> str:
+        return max(text.split(), key=len)
+    '''
+
+_GREEN = '''\
+    """Small text statistics."""
+
+
+    def word_count(text: str) -> int:
+        return len(text.split())
+
+
+    def longest_word(text: str) -> str:
+        return max(text.split(), key=len)
+    '''
+
+_REFACTOR = '''\
+    """Small text statistics."""
+
+
+    def _words(text: str) -> list[str]:
+        return text.split()
+
+
+    def word_count(text: str) -> int:
+        return len(_words(text))
+
+
+    def longest_word(text: str) -> str:
+        return max(_words(text), key=len)
+    '''
+
+
+class _Demo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "Demo Developer",
+            "GIT_AUTHOR_EMAIL": "demo@example.com",
+            "GIT_COMMITTER_NAME": "Demo Developer",
+            "GIT_COMMITTER_EMAIL": "demo@example.com",
+            "NO_COLOR": os.environ.get("NO_COLOR", ""),
+            "TDDGIT_NO_PROGRESS": "1",
+        }
+        self.env.pop("VIRTUAL_ENV", None)  # the demo project runs on this interpreter
+        for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+            self.env.pop(var, None)
+
+    def say(self, text: str) -> None:
+        console.out("")
+        console.out(console.paint(f"## {text}", "bold"))
+
+    def write(self, files: dict[str, str]) -> None:
+        for name, content in files.items():
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(content))
+
+    def run(self, argv: Sequence[str], *, show: bool = True, expect: int | None = 0) -> int:
+        shown = " ".join(shlex.quote(a) for a in argv)
+        if argv[0] == "tddgit":
+            argv = [sys.executable, "-m", "tddgit", *argv[1:]]
+        if show:
+            console.out(console.paint(f"$ {shown}", "cyan"))
+        proc = subprocess.run(
+            list(argv), cwd=self.root, env=self.env, capture_output=True, text=True, check=False
+        )
+        if show:
+            for line in (proc.stdout + proc.stderr).rstrip().splitlines():
+                console.out(f"  {line}")
+        if expect is not None and proc.returncode != expect:
+            raise UsageError(
+                f"demo step `{shown}` exited {proc.returncode}, expected {expect}",
+                "rerun with --debug and report it",
+            )
+        return proc.returncode
+
+
+def _has_command(name: str) -> bool:
+    from tddgit.cli import cli
+
+    ctx = click.Context(cli)
+    return cli.get_command(ctx, name) is not None
+
+
+def walk(root: Path) -> None:
+    d = _Demo(root)
+    d.say(f"A throwaway project in {root}")
+    d.run(["git", "init", "-q"], show=False)
+    d.write(_FILES_START)
+    d.run(["git", "add", "-A"], show=False)
+    d.run(["git", "commit", "-q", "-m", "Start textstats"])
+    hooks = _has_command("hooks")
+    if hooks:
+        d.say("Install the git hooks, so plain `git commit` follows the same rules")
+        d.run(["tddgit", "hooks", "install"])
+
+    d.say("RED: a failing test for a feature that does not exist yet")
+    d.write({"tests/test_textstats.py": _RED_TEST})
+    d.run(["git", "add", "tests/test_textstats.py"])
+    d.run(["tddgit", "red", "-m", "longest_word: pick the longest word"])
+
+    d.say("GREEN, refused: the implementation breaks another test")
+    d.write({"textstats.py": _GREEN_BROKEN})
+    d.run(["git", "add", "textstats.py"])
+    d.run(["tddgit", "green", "-m", "longest_word: implement"], expect=1)
+
+    d.say("GREEN: fix the regression; now every test passes")
+    d.write({"textstats.py": _GREEN})
+    d.run(["git", "add", "textstats.py"])
+    d.run(["tddgit", "green", "-m", "longest_word: implement"])
+
+    d.say("REFACTOR: one side at a time, all tests still passing")
+    d.write({"textstats.py": _REFACTOR})
+    d.run(["git", "add", "textstats.py"])
+    d.run(["tddgit", "refactor", "-m", "Extract _words"])
+
+    if hooks:
+        d.say("A plain `git commit` claiming a phase it is not: the commit-msg hook refuses")
+        d.write({"README.md": "# textstats\n"})
+        d.run(["git", "add", "README.md"])
+        d.run(
+            ["git", "commit", "-q", "-m", "Add README", "--trailer", "GSD-Phase: green"], expect=1
+        )
+        d.run(["git", "reset", "-q", "README.md"], show=False)
+
+    d.say("The history: every phase carries its trailer, and its evidence as a git note")
+    d.run(
+        [
+            "git",
+            "log",
+            "--format=%h %<(40,trunc)%s GSD-Phase: "
+            "%(trailers:key=GSD-Phase,valueonly,separator=%x2C)",
+        ]
+    )
+    d.run(["git", "notes", "--ref=tddgit", "list"])
+    d.run(["tddgit", "status"])
+    if _has_command("audit"):
+        d.say("The audit of this history")
+        d.run(["tddgit", "audit"], expect=None)
+    console.out("")
+    console.out(f"The demo repository stays in {root}: look around, then delete it.")
+
+
+@click.command("demo")
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+def demo(directory: Path | None) -> None:
+    """Walk a whole red -> green -> refactor cycle (with one refused step) in a throwaway
+    repository, then show its history and audit.
+
+    \b
+    Examples:
+      tddgit demo                 # in a new temporary directory
+      tddgit demo /tmp/tdd-demo   # in DIR (must not exist or be empty)
+    """
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="tddgit-demo-"))
+    elif directory.exists() and any(directory.iterdir()):
+        raise UsageError(f"{directory} is not empty", "pass a new or empty directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    walk(directory.resolve())
