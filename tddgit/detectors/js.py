@@ -1,0 +1,441 @@
+"""JS/TS over-mocking (PRODUCT.md §9) without a JS toolchain.
+
+A tolerant tokenizer skips strings, template literals, comments and regex literals well
+enough to match brackets; on top of it, calls are found by their dotted names: test blocks
+(``it``/``test``), suites (``describe``), hooks (``beforeEach``...) and mock factories
+(``jest.fn``, ``vi.mock``, ``sinon.stub``...). A test's mocks are those inside its block plus
+those shared with it: in the hooks and bodies of its enclosing suites and at file level.
+docs/detectors.md lists the tokenizer's limits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from tddgit.detectors import OVER_MOCKING, DetectorFinding
+
+MOCK_CALLS = frozenset(
+    {
+        "jest.mock",
+        "jest.doMock",
+        "jest.fn",
+        "jest.spyOn",
+        "vi.mock",
+        "vi.doMock",
+        "vi.fn",
+        "vi.spyOn",
+        "sinon.stub",
+        "sinon.mock",
+        "sinon.spy",
+        "sinon.fake",
+    }
+)
+_TEST_HEADS = frozenset({"it", "test", "xit", "fit", "xtest"})
+_SUITE_HEADS = frozenset({"describe", "context", "suite", "fdescribe", "xdescribe"})
+_HOOKS = frozenset({"beforeEach", "beforeAll", "afterEach", "afterAll", "before", "after"})
+_MODIFIERS = frozenset(
+    {"only", "skip", "todo", "each", "concurrent", "failing", "sequential", "serial", "parallel"}
+)
+# After these, a `/` starts a regex literal rather than a division.
+_REGEX_AFTER_WORDS = frozenset(
+    {
+        "return",
+        "typeof",
+        "instanceof",
+        "in",
+        "of",
+        "new",
+        "delete",
+        "void",
+        "throw",
+        "case",
+        "do",
+        "else",
+        "yield",
+        "await",
+    }
+)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "id" | "punct" | "str" | "num" | "regex"
+    text: str  # for "str": the literal's contents (templates included, unparsed)
+    line: int
+    pos: int  # offset in the source
+
+
+class _Scanner:
+    """Turns source text into tokens; never raises on malformed input."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.i = 0
+        self.line = 1
+        self.tokens: list[Token] = []
+
+    def _advance_to(self, end: int) -> None:
+        self.line += self.src.count("\n", self.i, end)
+        self.i = end
+
+    def _regex_allowed(self) -> bool:
+        if not self.tokens:
+            return True
+        prev = self.tokens[-1]
+        if prev.kind == "id":
+            return prev.text in _REGEX_AFTER_WORDS
+        return prev.kind == "punct" and prev.text not in (")", "]")
+
+    def run(self) -> list[Token]:
+        src, n = self.src, len(self.src)
+        if src.startswith("#!"):
+            self._advance_to(_line_end(src, 0))
+        while self.i < n:
+            c = src[self.i]
+            start, line = self.i, self.line
+            if c.isspace():
+                self._advance_to(self.i + 1)
+            elif src.startswith("//", self.i):
+                self._advance_to(_line_end(src, self.i))
+            elif src.startswith("/*", self.i):
+                end = src.find("*/", self.i + 2)
+                self._advance_to(n if end < 0 else end + 2)
+            elif c in "'\"":
+                end = _string_end(src, self.i)
+                self.tokens.append(Token("str", src[start + 1 : end - 1], line, start))
+                self._advance_to(end)
+            elif c == "`":
+                end = _template_end(src, self.i)
+                self.tokens.append(Token("str", src[start + 1 : end - 1], line, start))
+                self._advance_to(end)
+            elif c == "/" and self._regex_allowed() and (end := _regex_end(src, self.i)) > 0:
+                self.tokens.append(Token("regex", src[start:end], line, start))
+                self._advance_to(end)
+            elif c.isalpha() or c in "_$":
+                end = self.i + 1
+                while end < n and (src[end].isalnum() or src[end] in "_$"):
+                    end += 1
+                self.tokens.append(Token("id", src[start:end], line, start))
+                self.i = end
+            elif c.isdigit():
+                end = self.i + 1
+                while end < n and (src[end].isalnum() or src[end] in "._"):
+                    end += 1
+                self.tokens.append(Token("num", src[start:end], line, start))
+                self.i = end
+            else:
+                self.tokens.append(Token("punct", c, line, start))
+                self.i += 1
+        return self.tokens
+
+
+def _line_end(src: str, i: int) -> int:
+    end = src.find("\n", i)
+    return len(src) if end < 0 else end
+
+
+def _string_end(src: str, i: int) -> int:
+    """End (exclusive) of a quoted string; an unterminated one stops at the line's end."""
+    quote, j, n = src[i], i + 1, len(src)
+    while j < n:
+        c = src[j]
+        if c == "\\":
+            j += 2
+        elif c == quote:
+            return j + 1
+        elif c == "\n":
+            return j
+        else:
+            j += 1
+    return n
+
+
+def _template_end(src: str, i: int) -> int:
+    """End (exclusive) of a template literal, skipping nested ``${ ... }`` expressions."""
+    j, n = i + 1, len(src)
+    while j < n:
+        c = src[j]
+        if c == "\\":
+            j += 2
+        elif c == "`":
+            return j + 1
+        elif src.startswith("${", j):
+            j = _expression_end(src, j + 2)
+        else:
+            j += 1
+    return n
+
+
+def _expression_end(src: str, j: int) -> int:
+    """Just past the ``}`` closing a template expression that starts at ``j``."""
+    depth, n = 1, len(src)
+    while j < n:
+        c = src[j]
+        if c in "'\"":
+            j = _string_end(src, j)
+        elif c == "`":
+            j = _template_end(src, j)
+        elif src.startswith("//", j):
+            j = _line_end(src, j)
+        elif src.startswith("/*", j):
+            end = src.find("*/", j + 2)
+            j = n if end < 0 else end + 2
+        else:
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            j += 1
+            if depth == 0:
+                return j
+    return n
+
+
+def _regex_end(src: str, i: int) -> int:
+    """End (exclusive) of a regex literal at ``i``, or -1 when it is not one (a division)."""
+    j, n, in_class = i + 1, len(src), False
+    if j < n and src[j] in "/*":
+        return -1
+    while j < n:
+        c = src[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "\n":
+            return -1
+        if c == "[":
+            in_class = True
+        elif c == "]":
+            in_class = False
+        elif c == "/" and not in_class:
+            j += 1
+            while j < n and (src[j].isalnum() or src[j] == "_"):
+                j += 1
+            return j
+        j += 1
+    return -1
+
+
+def tokenize(source: str) -> list[Token]:
+    """The tokens of JS/TS source; comments and whitespace dropped."""
+    return _Scanner(source).run()
+
+
+def match_brackets(tokens: list[Token]) -> dict[int, int]:
+    """Opening bracket index -> closing index; unmatched openers close at the last token."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for k, tok in enumerate(tokens):
+        if tok.kind != "punct":
+            continue
+        if tok.text in _OPEN:
+            stack.append(k)
+        elif tok.text in (")", "]", "}"):
+            # tolerate a stray closer: pop to its opener if there is one, else ignore it
+            openers = [s for s in stack if _OPEN[tokens[s].text] == tok.text]
+            if openers:
+                while stack:
+                    s = stack.pop()
+                    pairs[s] = k
+                    if _OPEN[tokens[s].text] == tok.text:
+                        break
+    for s in stack:
+        pairs[s] = len(tokens) - 1
+    return pairs
+
+
+# --- calls and blocks --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Call:
+    name: str  # dotted, e.g. "jest.fn", "describe.each"
+    start: int  # token index of the first name token
+    line: int
+
+
+@dataclass(frozen=True)
+class _Block:
+    kind: str  # "test" | "suite" | "hook"
+    title: str
+    line: int
+    first: int  # token index range covered (the call's argument list)
+    last: int
+
+
+def _calls(tokens: list[Token], pairs: dict[int, int]) -> list[tuple[_Call, int]]:
+    """Every dotted-name call, with the index of the ``(`` of its (last) argument list."""
+    out: list[tuple[_Call, int]] = []
+    k, n = 0, len(tokens)
+    while k < n:
+        tok = tokens[k]
+        if tok.kind != "id" or (k and tokens[k - 1].text in (".", "?")):
+            k += 1
+            continue
+        parts, j = [tok.text], k + 1
+        while j + 1 < n and tokens[j].text == "." and tokens[j + 1].kind == "id":
+            parts.append(tokens[j + 1].text)
+            j += 2
+        j = _skip_type_arguments(tokens, j)
+        if j < n and tokens[j].text == "(":
+            out.append((_Call(".".join(parts), k, tok.line), j))
+        elif _tagged_each(parts, tokens, j):  # describe.each`table`(title, fn)
+            out.append((_Call(".".join(parts), k, tok.line), j + 1))
+        k = j if j > k else k + 1
+    return out
+
+
+def _skip_type_arguments(tokens: list[Token], j: int) -> int:
+    """Past TypeScript type arguments (``vi.fn<[number], string>(``) when a call follows."""
+    if j >= len(tokens) or tokens[j].text != "<":
+        return j
+    depth = 0
+    for k in range(j, min(len(tokens), j + 200)):
+        tok = tokens[k]
+        if tok.text == "<":
+            depth += 1
+        elif tok.text == ">" and not (
+            k and tokens[k - 1].text == "=" and tokens[k - 1].pos == tok.pos - 1
+        ):
+            depth -= 1  # `=>` inside a function type is not a closing angle bracket
+            if depth == 0:
+                return k + 1 if k + 1 < len(tokens) and tokens[k + 1].text == "(" else j
+        elif tok.text in (";", ")"):
+            break
+    return j
+
+
+def _tagged_each(parts: list[str], tokens: list[Token], j: int) -> bool:
+    return (
+        parts[-1] == "each"
+        and j + 1 < len(tokens)
+        and tokens[j].kind == "str"
+        and tokens[j + 1].text == "("
+    )
+
+
+def _classify(name: str) -> str | None:
+    parts = name.split(".")
+    head, mods = parts[0], parts[1:]
+    if head == "test" and mods[:1] == ["describe"]:  # Playwright: test.describe(...)
+        head, mods = "describe", mods[1:]
+    elif head == "test" and len(mods) == 1 and mods[0] in _HOOKS:  # test.beforeEach(...)
+        return "hook"
+    if not all(m in _MODIFIERS for m in mods):
+        return None
+    if head in _TEST_HEADS:
+        return "test"
+    if head in _SUITE_HEADS:
+        return "suite"
+    return "hook" if head in _HOOKS and not mods else None
+
+
+def _arguments(tokens: list[Token], pairs: dict[int, int], call: _Call, paren: int) -> int:
+    """Index of the ``(`` holding the block's callback: ``each(table)(...)`` uses the second."""
+    if not call.name.endswith(".each"):
+        return paren
+    after = pairs.get(paren, paren) + 1
+    if after < len(tokens) and tokens[after].text == "(":
+        return after
+    return paren
+
+
+def _blocks(
+    tokens: list[Token], pairs: dict[int, int], calls: list[tuple[_Call, int]]
+) -> list[_Block]:
+    blocks: list[_Block] = []
+    for call, paren in calls:
+        kind = _classify(call.name)
+        if kind is None:
+            continue
+        args = _arguments(tokens, pairs, call, paren)
+        first_arg = tokens[args + 1] if args + 1 < len(tokens) else None
+        title = first_arg.text if first_arg is not None and first_arg.kind == "str" else ""
+        blocks.append(
+            _Block(
+                kind,
+                title or f"<{call.name} at line {call.line}>",
+                call.line,
+                call.start,
+                pairs.get(args, len(tokens) - 1),
+            )
+        )
+    return blocks
+
+
+# --- counting ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JsTestMocks:
+    """The mocks one JS/TS test gets; the audit compares these across commits."""
+
+    name: str  # suite titles and the test title joined by " > "
+    line: int
+    mocks: int
+    mock_kinds: tuple[str, ...]
+    shared: int  # how many of them come from hooks, enclosing suites or the file level
+
+
+def _innermost(blocks: list[_Block], index: int, exclude: _Block | None = None) -> _Block | None:
+    best: _Block | None = None
+    for b in blocks:
+        if (
+            b is not exclude
+            and b.first <= index <= b.last
+            and (best is None or b.first > best.first)
+        ):
+            best = b
+    return best
+
+
+def test_mocks(source: str) -> dict[str, JsTestMocks]:
+    """Per-test mock counts of a JS/TS test file, keyed by qualified test name."""
+    tokens = tokenize(source)
+    pairs = match_brackets(tokens)
+    calls = _calls(tokens, pairs)
+    blocks = _blocks(tokens, pairs, calls)
+    parent = {id(b): _innermost(blocks, b.first, exclude=b) for b in blocks}
+    mocks = [c for c, _ in calls if c.name in MOCK_CALLS]
+    # A mock outside every test is shared with the tests of the suite (or file) it runs in.
+    shared_by: dict[int | None, list[str]] = {}
+    for m in mocks:
+        owner = _innermost(blocks, m.start)
+        if owner is not None and owner.kind == "hook":
+            owner = parent[id(owner)]
+        if owner is None or owner.kind == "suite":
+            shared_by.setdefault(None if owner is None else id(owner), []).append(m.name)
+    out: dict[str, JsTestMocks] = {}
+    for test in (b for b in blocks if b.kind == "test"):
+        own = [m.name for m in mocks if test.first <= m.start <= test.last]
+        chain, shared = [], list(shared_by.get(None, []))
+        up = parent[id(test)]
+        while up is not None:
+            if up.kind == "suite":
+                chain.append(up.title)
+                shared += shared_by.get(id(up), [])
+            up = parent[id(up)]
+        name = " > ".join([*reversed(chain), test.title])
+        key, copy = name, 2
+        while key in out:  # two tests with one title both run: keep both
+            key, copy = f"{name} #{copy}", copy + 1
+        kinds = tuple(own + shared)
+        out[key] = JsTestMocks(key, test.line, len(kinds), kinds, len(shared))
+    return out
+
+
+test_mocks.__test__ = False  # type: ignore[attr-defined]
+
+
+def analyze_js(source: str, path: str, *, max_mocks: int) -> list[DetectorFinding]:
+    """Over-mocking findings for every test block of one JS/TS test file."""
+    found: list[DetectorFinding] = []
+    for m in test_mocks(source).values():
+        if m.mocks <= max_mocks:
+            continue
+        kinds = [f"{k}×{n}" if n > 1 else k for k, n in Counter(m.mock_kinds).items()]
+        shared = f" ({m.shared} shared from hooks or enclosing blocks)" if m.shared else ""
+        message = f"{m.mocks} mocks (max {max_mocks}): {', '.join(kinds)}{shared}"
+        found.append(
+            DetectorFinding(OVER_MOCKING, "warning", path, m.line, m.name, message, m.mocks)
+        )
+    return found
