@@ -129,11 +129,26 @@ def app(ctx: click.Context) -> AppContext:
     return obj
 
 
+def _terminate_as_interrupt() -> None:
+    """SIGTERM unwinds like Ctrl-C, so every ``finally`` runs (test process groups are
+    killed, snapshots removed) instead of the interpreter dying on the spot."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        pass  # not the main thread (embedded use): leave signals alone
+
+
 def run(argv: list[str]) -> int:
     """Run the CLI and map every error to its exit code and one line (PRODUCT.md §2)."""
     from tddgit import console
 
     debug = "--debug" in argv or _debug_env()
+    _terminate_as_interrupt()
     try:
         rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -1,0 +1,99 @@
+"""Gate overhead: `tddgit red --no-commit` against plain `python -m pytest` on the same tests.
+
+Builds (once, under bench/.cache/) a project of ~200 tests in 10 files plus one staged
+failing test, then times both commands alternately over several runs and prints the
+medians side by side and their ratio. Target (PRODUCT.md §11): ratio <= 1.3.
+
+    python bench/gate_overhead.py [--runs 7] [--tests-per-file 20] [--files 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=_env())
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for var in ("AUTHOR", "COMMITTER"):
+        env.setdefault(f"GIT_{var}_NAME", "bench")
+        env.setdefault(f"GIT_{var}_EMAIL", "bench@example.com")
+    env.pop("VIRTUAL_ENV", None)
+    env["TDDGIT_NO_PROGRESS"] = "1"
+    return env
+
+
+def build(files: int, per_file: int) -> Path:
+    root = CACHE / f"gate-{files}x{per_file}"
+    if (root / ".git").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\npythonpath = ["."]\ntestpaths = ["tests"]\n'
+    )
+    (root / ".tddgit.yaml").write_text("red:\n  scope: all\n")
+    (root / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    (root / "lib.py").write_text("def double(x):\n    return 2 * x\n")
+    for f in range(files):
+        body = ["import lib", ""]
+        for t in range(per_file):
+            body += [f"def test_double_{f}_{t}():", f"    assert lib.double({t}) == {2 * t}", ""]
+        (root / "tests" / f"test_mod{f}.py").write_text("\n".join(body))
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "bench project")
+    (root / "tests" / "test_new.py").write_text(
+        "import lib\n\ndef test_triple():\n    assert lib.triple(2) == 6\n"
+    )
+    _git(root, "add", "tests/test_new.py")
+    return root
+
+
+def timed(argv: list[str], cwd: Path, expect: int) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
+    elapsed = time.perf_counter() - start
+    if proc.returncode != expect:
+        sys.exit(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--files", type=int, default=10)
+    ap.add_argument("--tests-per-file", type=int, default=20)
+    args = ap.parse_args()
+    root = build(args.files, args.tests_per_file)
+    py = sys.executable
+    plain = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    gate = [py, "-m", "tddgit", "red", "--no-commit"]
+    timed(plain, root, 1)  # warm the OS caches for both
+    timed(gate, root, 0)
+    t_plain, t_gate = [], []
+    for _ in range(args.runs):
+        t_plain.append(timed(plain, root, 1))
+        t_gate.append(timed(gate, root, 0))
+    mp, mg = statistics.median(t_plain), statistics.median(t_gate)
+    n = args.files * args.tests_per_file + 1
+    print(f"project: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
+    print(f"{'python -m pytest':<28} {mp:7.3f} s   (min {min(t_plain):.3f})")
+    print(f"{'tddgit red --no-commit':<28} {mg:7.3f} s   (min {min(t_gate):.3f})")
+    print(f"ratio gate/pytest: {mg / mp:.2f}x   (target <= 1.30x)")
+
+
+if __name__ == "__main__":
+    main()

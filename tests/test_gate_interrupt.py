@@ -1,0 +1,76 @@
+"""An interrupted gate (Ctrl-C or SIGTERM mid-run) leaves everything as it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TDDGIT, GitRepo
+from tests.project import snapshot_state, start_project
+
+HANGING_TEST = """\
+import os, time
+
+def test_hangs():
+    with open(os.environ["PIDFILE"], "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(60)
+    assert False
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); look at its state
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_mid_run_leaves_everything_as_it_was(
+    repo: GitRepo, tmp_path: Path, sig: signal.Signals
+) -> None:
+    start_project(repo)
+    repo.write("tests/test_hang.py", HANGING_TEST, dedent=False)
+    repo.add("tests/test_hang.py")
+    repo.write(
+        "calc.py", "# unstaged edit forces a snapshot\n" + (repo.root / "calc.py").read_text()
+    )
+    repo.write("untracked.txt", "keep me\n")
+    before = snapshot_state(repo)
+    pidfile = tmp_path / "pid"
+    tmpdir = tmp_path / "tmp"  # where the gate's snapshot lives
+    tmpdir.mkdir()
+    proc = subprocess.Popen(
+        [*TDDGIT, "red", "-m", "hang"],
+        cwd=repo.root,
+        env={**os.environ, "PIDFILE": str(pidfile), "TMPDIR": str(tmpdir)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.monotonic() < deadline, "the test never started"
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    test_pid = int(pidfile.read_text())
+    assert list(tmpdir.glob("tddgit-snapshot-*")), "the gate should run on a snapshot"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    assert not _alive(test_pid), "the test process outlived the gate"
+    assert snapshot_state(repo) == before
+    assert repo.git("rev-list", "--count", "HEAD").strip() == "1"
+    assert list(tmpdir.iterdir()) == [], "the snapshot was not removed"
