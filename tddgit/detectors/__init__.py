@@ -72,6 +72,13 @@ def language_of(path: str) -> str | None:
     return None
 
 
+def conftest_paths(path: str) -> list[str]:
+    """Repo-relative paths of the conftest.py files pytest loads for ``path``, nearest first."""
+    parts = path.split("/")[:-1]
+    out = ["/".join([*parts[:i], "conftest.py"]) for i in range(len(parts), -1, -1)]
+    return [p for p in out if p != path]
+
+
 def analyze_file(
     path: str,
     source: str,
