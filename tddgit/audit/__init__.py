@@ -1,0 +1,116 @@
+"""``tddgit audit`` (PRODUCT.md §8): how test-first a history really was.
+
+Data flows one way: ``tddgit.history`` streams the commits (one ``git log -z``) ->
+``engine.Auditor`` judges each commit once (phases, lineage state, cycles, findings,
+episodes) -> ``metrics`` -> a renderer (``report``). The audit never runs repository code.
+
+``AuditOptions.post_checks`` is where whole-report checks plug in (``--verify``, which
+re-runs tests at declared commits in throwaway worktrees, arrives there later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tddgit.audit.model import AuditRange, AuditReport, CommitRecord, Cycle, Episode, Finding
+
+if TYPE_CHECKING:
+    from tddgit.config import Config
+    from tddgit.git import Repo
+
+PostCheck = Callable[[AuditReport], Sequence[Finding]]
+_PROGRESS_EVERY = 1024
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    revs: tuple[str, ...] = ("HEAD",)
+    since: str | None = None
+    until: str | None = None
+    author: str | None = None
+    paths: tuple[str, ...] = ()
+    post_checks: tuple[PostCheck, ...] = ()
+
+
+def run_audit(
+    repo: Repo, config: Config, options: AuditOptions, progress: Any = None
+) -> AuditReport:
+    """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
+    from tddgit import __version__
+    from tddgit.audit.blobs import BlobReader
+    from tddgit.audit.engine import Auditor
+    from tddgit.evidence import NOTES_REF, read_all_notes
+    from tddgit.history import history_notes, read_history
+    from tddgit.paths import Classifier
+
+    rng = AuditRange(
+        options.revs,
+        options.since,
+        options.until,
+        options.author,
+        options.paths,
+        shallow=repo.is_shallow(),
+    )
+    notes = list(history_notes(repo))
+    if repo.head() is None and options.revs == ("HEAD",):
+        notes.append("the repository has no commits yet")
+        return _report(rng, [], [], [], [], notes, __version__)
+    evidence = read_all_notes(repo)
+    if not evidence:
+        notes.append(
+            f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch them "
+            f"with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
+        )
+    with BlobReader(repo) as blobs:
+        auditor = Auditor(
+            Classifier.from_config(config), evidence, blobs, follow_last=bool(options.paths)
+        )
+        commits = read_history(
+            repo,
+            options.revs,
+            since=options.since,
+            until=options.until,
+            author=options.author,
+            paths=options.paths,
+            reverse=True,
+        )
+        for n, commit in enumerate(commits, 1):
+            auditor.feed(commit)
+            if progress is not None and n % _PROGRESS_EVERY == 0:
+                progress.advance(_PROGRESS_EVERY)
+        findings, cycles = auditor.finish()
+    report = _report(rng, auditor.records, findings, cycles, auditor.episodes, notes, __version__)
+    if options.post_checks:
+        extra = [f for check in options.post_checks for f in check(report)]
+        report = _report(
+            rng, auditor.records, [*findings, *extra], cycles, auditor.episodes, notes, __version__
+        )
+    return report
+
+
+def _report(
+    rng: AuditRange,
+    records: Sequence[CommitRecord],
+    findings: Sequence[Finding],
+    cycles: Sequence[Cycle],
+    episodes: Sequence[Episode],
+    notes: Sequence[str],
+    version: str,
+) -> AuditReport:
+    from tddgit.audit.metrics import compute
+
+    return AuditReport(
+        range=rng,
+        commits=records,
+        findings=findings,
+        cycles=cycles,
+        episodes=episodes,
+        metrics=compute(records, findings, cycles, episodes),
+        notes=tuple(notes),
+        tool_version=version,
+    )
+
+
+__all__ = ["AuditOptions", "AuditReport", "run_audit"]

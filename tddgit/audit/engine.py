@@ -1,0 +1,285 @@
+"""The audit's one pass: each commit, parents before children, judged in O(its files).
+
+For every commit: the kind of each file (cached by path), the phase and its source
+(``tddgit.audit.phases``), the lineage state before it (its first parent's), the checks
+of ``tddgit.audit.rules``, then the state after it, the cycle it belongs to and the
+episode it extends or ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tddgit.audit.model import PHASES, CommitRecord, Cycle, Episode, EvidenceSummary, Finding
+from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, trailer_phase
+from tddgit.audit.rules import COMMIT_CHECKS, CommitView, StubJudge, TestAfterIndex
+from tddgit.audit.state import ROOT, CycleBuilder, EpisodeAcc, State, close_episode
+from tddgit.model import Commit, FileChange
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tddgit.audit.blobs import BlobReader
+    from tddgit.evidence import Evidence, EvidenceError
+    from tddgit.paths import Classifier
+
+_UNDOING = frozenset({"tcr-fail", "tcr-revert", "revert", "undone"})
+
+
+class Auditor:
+    """Feed commits in topological order (parents first), then call ``finish``."""
+
+    def __init__(
+        self,
+        classifier: Classifier,
+        notes: Mapping[str, Evidence | EvidenceError],
+        blobs: BlobReader,
+        *,
+        follow_last: bool = False,
+    ) -> None:
+        self._classifier = classifier
+        self._kinds: dict[str, str] = {}
+        self._notes = notes
+        self._blobs = blobs
+        self._stubs = StubJudge(blobs)
+        self._tests_after = TestAfterIndex()
+        # With a path filter git drops commits, so a parent may be missing: follow the last
+        # state read instead of starting over.
+        self._follow_last = follow_last
+        self._last = ROOT
+        self.records: list[CommitRecord] = []
+        self._index: dict[str, int] = {}
+        self._states: dict[str, State] = {}
+        self.findings: list[Finding] = []
+        self._cycles: list[CycleBuilder] = []
+        self.episodes: list[Episode] = []
+        self._undone: set[str] = set()
+
+    # --- per commit ------------------------------------------------------------------
+
+    def feed(self, c: Commit) -> None:
+        before = self._before(c)
+        if c.is_merge:
+            self._record(c, None, "none", None, "merge", (), None, None)
+            self._set_state(c.sha, before)
+            return
+        kinds = tuple(self._kind(f.path) for f in c.files)
+        tests = tuple(f for f, k in zip(c.files, kinds, strict=True) if k == "test")
+        prods = tuple(f for f, k in zip(c.files, kinds, strict=True) if k == "production")
+        phase, source, rule, attempt = self._phase(c, tests, prods, before)
+        note = self._notes.get(c.sha)
+        view = CommitView(c, phase, source, attempt, tests, prods, before, note)
+        index = len(self.records)
+        after_fact = self._tests_after.observe(view, index, self._blobs.text)
+        if after_fact and source == "files" and phase == "red":
+            # a test written for code that already exists is not a red step
+            phase, source, rule = None, "none", None
+            view = replace(view, phase=None, source="none")
+        found = list(after_fact)
+        for check in COMMIT_CHECKS:
+            found.extend(check(view, self._stubs))
+        self.findings.extend(found)
+        if attempt == "revert":
+            after = self._undo(c, before)
+        elif attempt in _UNDOING:
+            after = before
+        else:
+            after = self._transition(c, view)
+            after = self._episode(c, view, after, bool(after_fact))
+        cycle = self._cycle_of(c.sha, phase, before, after)
+        kind = _kind_of(kinds, c.files)
+        self._record(c, phase, source, rule, kind, kinds, attempt, note, cycle)
+        self._set_state(c.sha, after)
+
+    def _cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:
+        if phase == "red" or (phase == "green" and before.red is not None):
+            return after.cycle
+        if phase == "refactor" and after.cycle >= 0 and sha in self._cycles[after.cycle].refactors:
+            return after.cycle
+        return None
+
+    def _before(self, c: Commit) -> State:
+        if not c.parents:
+            return ROOT
+        state = self._states.get(c.parents[0])
+        if state is None:
+            return self._last if self._follow_last else ROOT
+        return state
+
+    def _set_state(self, sha: str, state: State) -> None:
+        self._states[sha] = state
+        self._last = state
+
+    def _kind(self, path: str) -> str:
+        kind = self._kinds.get(path)
+        if kind is None:
+            kind = self._classifier.kind(path).value
+            self._kinds[path] = kind
+        return kind
+
+    def _phase(
+        self,
+        c: Commit,
+        tests: tuple[FileChange, ...],
+        prods: tuple[FileChange, ...],
+        before: State,
+    ) -> tuple[str | None, str, str | None, str | None]:
+        """(phase, source, rule, attempt) of a non-merge commit."""
+        declared = trailer_phase(c.trailer(TRAILER_KEY))
+        if declared:
+            return declared, "trailer", "trailer", None
+        if reverted_commit(c.message):
+            return None, "message", "revert", "revert"
+        m = match_message(c.subject)
+        if m is not None:
+            if m.phase in PHASES:
+                return m.phase, "message", m.rule, None
+            if m.phase.startswith("tcr-"):
+                return None, "message", m.rule, m.phase
+            if m.phase == "red-if-tests" and any(f.status != "D" for f in tests):
+                return "red", "message", m.rule, None
+            if m.phase == "green-if-red" and before.red is not None:
+                return "green", "message", m.rule, None
+        if tests and not prods and any(f.status != "D" for f in tests):
+            return "red", "files", "files:test", None
+        if prods and before.red is not None:
+            return "green", "files", "files:mixed" if tests else "files:production", None
+        return None, "none", None, None
+
+    def _transition(self, c: Commit, v: CommitView) -> State:
+        s = v.before
+        if v.phase == "red":
+            if s.red is not None and s.cycle >= 0:
+                self._cycles[s.cycle].superseded = True
+            cb = CycleBuilder(
+                len(self._cycles), c.sha, c.author_time, c.author_name, c.author_email
+            )
+            cb.last_time = c.author_time
+            self._cycles.append(cb)
+            tests = frozenset(f.path for f in v.tests if f.status != "D")
+            return replace(s, phase="red", red=c.sha, red_tests=tests, cycle=cb.id)
+        if v.phase == "green":
+            if s.red is not None and s.cycle >= 0:
+                cb = self._cycles[s.cycle]
+                if cb.green is None:
+                    cb.green, cb.green_time, cb.last_time = c.sha, c.author_time, c.author_time
+            return replace(s, phase="green", red=None, red_tests=frozenset())
+        if v.phase == "refactor":
+            if s.red is None and s.cycle >= 0 and self._cycles[s.cycle].green is not None:
+                cb = self._cycles[s.cycle]
+                cb.refactors.append(c.sha)
+                cb.last_time = c.author_time
+            return replace(s, phase="refactor")
+        return s
+
+    def _episode(self, c: Commit, v: CommitView, s: State, after_fact: bool) -> State:
+        acc = v.before.episode or EpisodeAcc(start=c.author_time, first=c.sha)
+        acc = acc.add(
+            tests=bool(v.tests), prods=bool(v.prods), red=v.phase == "red", test_after=after_fact
+        )
+        ends = (
+            v.attempt == "tcr-pass"
+            or v.phase in ("green", "refactor")
+            or (v.phase is None and bool(v.prods))
+        )
+        if not ends:
+            return replace(s, episode=acc)
+        who = (c.author_name, c.author_email)
+        closing = (c.sha, v.phase, c.author_time)
+        self.episodes.append(close_episode(acc, closing, v.before.last_end, who))
+        return replace(s, episode=None, last_end=c.author_time)
+
+    def _undo(self, c: Commit, before: State) -> State:
+        """A revert: its target becomes an undone attempt; an immediate revert also
+        restores the lineage state from before the target."""
+        target = reverted_commit(c.message)
+        i = self._index.get(target or "")
+        if i is None:
+            return before
+        rec = self.records[i]
+        self.records[i] = replace(rec, phase=None, attempt="undone", cycle=None)
+        self._undone.add(rec.sha)
+        for cb in self._cycles:
+            if cb.red == rec.sha:
+                cb.removed = True
+            if cb.green == rec.sha:
+                cb.green = cb.green_time = None
+            if rec.sha in cb.refactors:
+                cb.refactors.remove(rec.sha)
+        if c.parents and c.parents[0] == rec.sha:
+            return self._states.get(rec.parents[0], ROOT) if rec.parents else ROOT
+        return before
+
+    def _record(
+        self,
+        c: Commit,
+        phase: str | None,
+        source: str,
+        rule: str | None,
+        kind: str,
+        kinds: tuple[str, ...],
+        attempt: str | None,
+        note: Evidence | EvidenceError | None,
+        cycle: int | None = None,
+    ) -> None:
+        self._index[c.sha] = len(self.records)
+        self.records.append(
+            CommitRecord(
+                sha=c.sha,
+                parents=c.parents,
+                author_name=c.author_name,
+                author_email=c.author_email,
+                time=c.author_time,
+                subject=c.subject,
+                phase=phase,
+                phase_source=source,
+                rule=rule,
+                kind=kind,
+                files=c.files,
+                file_kinds=kinds,
+                attempt=attempt,
+                evidence=summarise(note) if note is not None else None,
+                cycle=cycle,
+            )
+        )
+
+    # --- the end ---------------------------------------------------------------------
+
+    def finish(self) -> tuple[list[Finding], list[Cycle]]:
+        findings = [f for f in self.findings if f.commit not in self._undone]
+        cycles = [cb.freeze() for cb in self._cycles if not cb.removed]
+        return findings, cycles
+
+
+def _kind_of(kinds: tuple[str, ...], files: tuple[FileChange, ...]) -> str:
+    if not files:
+        return "empty"
+    has_test = "test" in kinds
+    has_prod = "production" in kinds
+    if has_test and has_prod:
+        return "mixed"
+    if has_test:
+        return "test"
+    if has_prod:
+        return "production"
+    return "other"
+
+
+def summarise(note: Evidence | EvidenceError) -> EvidenceSummary:
+    from tddgit.evidence import EvidenceError
+
+    if isinstance(note, EvidenceError):
+        return EvidenceSummary(valid=False, error=str(note))
+    return EvidenceSummary(
+        valid=True,
+        phase=note.phase,
+        tree=note.tree,
+        runner=note.runner,
+        targets=tuple(
+            {"id": t.id, "outcome": t.outcome.value, "cause": t.cause.value if t.cause else None}
+            | {"light": t.light.value}
+            for t in note.targets
+        ),
+        suite=dict(note.suite),
+    )

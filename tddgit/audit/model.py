@@ -1,0 +1,214 @@
+"""The audit's records: one per commit, finding and cycle, and the whole report.
+
+Frozen dataclasses, filled in one pass over the history (``tddgit.audit.engine``) and read
+by the metrics and the renderers. ``to_json`` gives the ``tddgit.audit/1`` shapes that
+docs/schemas/audit.md documents; those field names are a contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tddgit.model import FileChange
+
+SCHEMA = "tddgit.audit/1"
+
+PHASES = ("red", "green", "refactor")
+SOURCES = ("trailer", "message", "files", "none")
+# What a commit's files say (the `kind` field).
+KINDS = ("test", "production", "mixed", "other", "empty", "merge")
+# Commits that are tries rather than steps: TCR's own commits and reverted work.
+ATTEMPTS = ("tcr-pass", "tcr-fail", "tcr-revert", "revert", "undone")
+SEVERITIES = ("error", "warning", "note")
+
+
+@dataclass(frozen=True)
+class EvidenceSummary:
+    """What the audit shows of a commit's evidence note (validated, never executed)."""
+
+    valid: bool
+    phase: str | None = None
+    tree: str | None = None
+    runner: str | None = None
+    targets: tuple[Mapping[str, Any], ...] = ()
+    suite: Mapping[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.valid:
+            return {"valid": False, "error": self.error}
+        return {
+            "valid": True,
+            "phase": self.phase,
+            "tree": self.tree,
+            "runner": self.runner,
+            "targets": [dict(t) for t in self.targets],
+            "suite": dict(self.suite),
+        }
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    """One commit as the audit judged it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author_name: str
+    author_email: str
+    time: int  # author time, unix seconds
+    subject: str
+    phase: str | None
+    phase_source: str  # trailer | message | files | none
+    rule: str | None  # the message rule (or "files:<kind>") that gave the phase
+    kind: str
+    files: tuple[FileChange, ...]
+    file_kinds: tuple[str, ...]  # the kind of each entry of ``files``
+    attempt: str | None = None
+    evidence: EvidenceSummary | None = None
+    cycle: int | None = None
+
+    @property
+    def is_merge(self) -> bool:
+        return len(self.parents) > 1
+
+    @property
+    def is_step(self) -> bool:
+        """A commit that counts for the process: not a merge, not an attempt."""
+        return not self.is_merge and self.attempt in (None, "tcr-pass")
+
+    @property
+    def changes_code(self) -> bool:
+        return self.kind in ("test", "production", "mixed")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sha": self.sha,
+            "parents": list(self.parents),
+            "author": {"name": self.author_name, "email": self.author_email},
+            "time": self.time,
+            "subject": self.subject,
+            "phase": self.phase,
+            "phase_source": self.phase_source,
+            "rule": self.rule,
+            "kind": self.kind,
+            "attempt": self.attempt,
+            "merge": self.is_merge,
+            "cycle": self.cycle,
+            "files": [
+                {"status": f.status, "path": f.path, "old_path": f.old_path, "kind": k}
+                for f, k in zip(self.files, self.file_kinds, strict=False)
+            ],
+            "evidence": self.evidence.to_json() if self.evidence else None,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule that fired on one commit."""
+
+    rule: str
+    severity: str
+    commit: str
+    message: str
+    related: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)  # rule-specific facts (lag, ...)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "commit": self.commit,
+            "related": list(self.related),
+            "files": list(self.files),
+            "message": self.message,
+        }
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """red -> green -> refactor*: one TDD cycle on one lineage."""
+
+    id: int
+    status: str  # complete | open | broken
+    red: str
+    green: str | None
+    refactors: tuple[str, ...]
+    author_name: str
+    author_email: str
+    started: int
+    ended: int | None
+    time_in_red: int | None  # seconds from the red commit to its green (author time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "red": self.red,
+            "green": self.green,
+            "refactors": list(self.refactors),
+            "author": {"name": self.author_name, "email": self.author_email},
+            "started": self.started,
+            "ended": self.ended,
+            "time_in_red": self.time_in_red,
+        }
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A Zorro/Besouro episode over commits: the run up to one that leaves tests passing."""
+
+    kind: str  # test-first | test-last | test-addition | refactoring | production | unknown
+    first: str  # its first commit
+    last: str  # the commit that ended it
+    size: int  # number of commits
+    author_name: str
+    author_email: str
+    duration: int  # seconds (author time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "first": self.first,
+            "last": self.last,
+            "size": self.size,
+            "author": {"name": self.author_name, "email": self.author_email},
+            "duration": self.duration,
+        }
+
+
+@dataclass(frozen=True)
+class AuditRange:
+    revs: tuple[str, ...]
+    since: str | None = None
+    until: str | None = None
+    author: str | None = None
+    paths: tuple[str, ...] = ()
+    shallow: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revs": list(self.revs),
+            "since": self.since,
+            "until": self.until,
+            "author": self.author,
+            "paths": list(self.paths),
+            "shallow": self.shallow,
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    range: AuditRange
+    commits: Sequence[CommitRecord]  # topological order, parents before children
+    findings: Sequence[Finding]
+    cycles: Sequence[Cycle]
+    episodes: Sequence[Episode]
+    metrics: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+    tool_version: str = ""

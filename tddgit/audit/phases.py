@@ -1,0 +1,176 @@
+"""Which phase a commit declares: the ``GSD-Phase`` trailer, else its message, else files.
+
+The message rules are data: one table (``MESSAGE_RULES``), each row with its id, pattern,
+phase, confidence and an example that its test checks. They are deliberately
+conservative: a wrong phase is worse than none. So "Redis", "greenfield", "Fred" never
+match (whole words only), and a loose phrase that also names a different phase
+("refactored the red button") is ambiguous and gives no phase. Explicit markers
+(``[red]``, ``Red:``, ``-red-``, emoji, conventional prefixes) are trusted as written.
+
+Some rows give a conditional phase, resolved with the lineage state and the files:
+
+- ``red-if-tests``: red when the commit changes test files (``test: add case for x``);
+- ``green-if-red``: green when a red is open on the lineage (``feat: ...`` after a red);
+- ``tcr-pass`` / ``tcr-fail`` / ``tcr-revert``: TCR's own commits, attempts, not phases.
+
+A commit undone by its own later revert is decided by the engine, which sees both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TRAILER_KEY = "GSD-Phase"
+_PHASE_OF_WORD = {"red": "red", "green": "green", "refactor": "refactor"}
+
+
+@dataclass(frozen=True)
+class MessageRule:
+    id: str
+    pattern: str
+    phase: str  # red | green | refactor | red-if-tests | green-if-red | tcr-*
+    confidence: str  # high: an explicit marker; medium: loose phrasing
+    example: str
+    case_sensitive: bool = False
+
+    @property
+    def loose(self) -> bool:
+        return self.confidence != "high"
+
+
+_W = r"(red|green|refactor(?:ing)?)"  # a phase word, captured
+_CC = r"(?:\([^)\n]*\))?!?:"  # conventional-commit scope, breaking mark and colon
+
+# Order matters: the first rule that matches decides. TCR first (its messages carry ✅/❌).
+MESSAGE_RULES: tuple[MessageRule, ...] = (
+    MessageRule("tcr-pass", r"^\s*✅\s*TCR\b", "tcr-pass", "high", "✅ TCR - tests passing"),
+    MessageRule("tcr-fail", r"^\s*❌\s*TCR\b", "tcr-fail", "high", "❌ TCR - tests failing"),
+    MessageRule("tcr-revert", r"^\s*⏪\s*TCR\b", "tcr-revert", "high", "⏪ TCR - revert changes"),
+    MessageRule("tcr-bare", r"^\s*\[?TCR\]?\s*$", "tcr-pass", "high", "TCR"),
+    MessageRule(
+        "cc-refactor", rf"^\s*refactor{_CC}", "refactor", "high", "refactor(parser): extract"
+    ),
+    MessageRule("word-alone", rf"^\s*{_W}\s*[.!]?\s*$", "word", "high", "Green"),
+    MessageRule("word-colon", rf"^\s*{_W}\s*[:|>]", "word", "high", "Red: parse empty input"),
+    MessageRule(
+        "word-dash-prefix", rf"^\s*{_W}\s+[-–—]+\s", "word", "high", "GREEN - handle empty input"
+    ),
+    MessageRule("word-bracket", rf"[\[(]{_W}[\])]", "word", "high", "[red] parse empty input"),
+    MessageRule("word-dashed", rf"(?:^|\s)-{_W}-(?:\s|$)", "word", "high", "-red- parse input"),
+    MessageRule(
+        "word-caps",
+        r"^\s*(RED|GREEN|REFACTOR)\b",
+        "word",
+        "high",
+        "RED parse empty input",
+        case_sensitive=True,
+    ),
+    MessageRule("emoji-red", r"🔴", "red", "high", "🔴 parse empty input"),
+    MessageRule("emoji-green", r"🟢", "green", "high", "🟢 handle empty input"),
+    MessageRule("emoji-refactor", r"🔵|♻", "refactor", "high", "♻️ extract parser"),
+    MessageRule("cc-test", rf"^\s*tests?{_CC}", "red-if-tests", "high", "test: empty input"),
+    MessageRule("cc-feat-fix", rf"^\s*(?:feat|fix){_CC}", "green-if-red", "high", "feat: parse"),
+    MessageRule(
+        "phase-noun",
+        r"\b(red|green|refactor(?:ing)?)\s+(?:phase|step|bar)\b",
+        "word",
+        "medium",
+        "green bar for the parser",
+    ),
+    MessageRule(
+        "test-is-red",
+        r"\btests?\s+(?:(?:is|are|now|goes|going|still)\s+)*red\s*(?:$|[.,;:!)]|now\b)",
+        "red",
+        "medium",
+        "first test red",
+    ),
+    MessageRule(
+        "failing-test",
+        r"\b(?:a\s+|new\s+)?failing\s+(?:unit\s+|spec\s+)?(?:tests?|specs?)\b",
+        "red",
+        "medium",
+        "failing test for empty input",
+    ),
+    MessageRule(
+        "test-is-green",
+        r"\btests?\s+(?:(?:is|are|now|goes|going|all)\s+)*(?:green|passing)\s*(?:$|[.,;:!)]|now\b)",
+        "green",
+        "medium",
+        "test is green now",
+    ),
+    MessageRule(
+        "make-it-pass",
+        r"\bmak(?:e|es|ing)\s+(?:it|them|(?:the\s+)?(?:new\s+)?(?:tests?|specs?))\s+pass\b",
+        "green",
+        "medium",
+        "make it pass",
+    ),
+    MessageRule(
+        "refactor-word",
+        r"^\s*refactor(?:ing|ed|s)?\b",
+        "refactor",
+        "medium",
+        "refactoring the parser",
+    ),
+)
+
+_ANY_PHASE_WORD = re.compile(r"\b(red|green|refactor(?:ing|ed|s)?)\b", re.IGNORECASE)
+# Cheap pre-filter: a subject without any of these cannot match a rule.
+_PREFILTER = re.compile(
+    r"red|green|refactor|tcr|test|spec|feat|fix|pass|fail|🔴|🟢|🔵|♻|✅|❌|⏪", re.IGNORECASE
+)
+_COMPILED: tuple[tuple[MessageRule, re.Pattern[str]], ...] = tuple(
+    (r, re.compile(r.pattern, 0 if r.case_sensitive else re.IGNORECASE)) for r in MESSAGE_RULES
+)
+_EMOJI = {"🔴": "red", "🟢": "green", "🔵": "refactor", "♻": "refactor"}
+_REVERT = re.compile(r"This reverts commit ([0-9a-f]{7,64})")
+
+
+@dataclass(frozen=True)
+class MessageMatch:
+    rule: str
+    phase: str  # a phase, or a conditional one (see module docstring)
+
+
+def _word_phase(word: str) -> str:
+    return _PHASE_OF_WORD.get(word.lower()[:8], "refactor")
+
+
+def match_message(subject: str) -> MessageMatch | None:
+    """The first message rule that matches ``subject`` (its first line), or None."""
+    if not _PREFILTER.search(subject):
+        return None
+    for rule, rx in _COMPILED:
+        m = rx.search(subject)
+        if m is None:
+            continue
+        phase = _word_phase(m.group(1)) if rule.phase == "word" else rule.phase
+        if rule.loose and _conflicts(subject, phase):
+            return None  # names two phases: ambiguous, so no phase at all
+        if rule.id.startswith("emoji-") and _emoji_conflicts(subject, phase):
+            return None
+        return MessageMatch(rule.id, phase)
+    return None
+
+
+def _conflicts(subject: str, phase: str) -> bool:
+    return any(_word_phase(w) != phase for w in _ANY_PHASE_WORD.findall(subject))
+
+
+def _emoji_conflicts(subject: str, phase: str) -> bool:
+    return any(e in subject and p != phase for e, p in _EMOJI.items())
+
+
+def trailer_phase(value: str | None) -> str | None:
+    """The phase a ``GSD-Phase`` trailer value declares (None when absent or unknown)."""
+    if value is None:
+        return None
+    v = value.strip().lower()
+    return v if v in _PHASE_OF_WORD else None
+
+
+def reverted_commit(message: str) -> str | None:
+    """The commit that ``git revert`` says this commit reverts, if any."""
+    m = _REVERT.search(message)
+    return m.group(1) if m else None

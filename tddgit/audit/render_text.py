@@ -1,0 +1,90 @@
+"""The audit as terminal tables (rich); colour only on a TTY, ``NO_COLOR`` honoured."""
+
+from __future__ import annotations
+
+from typing import IO
+
+from tddgit.audit.model import AuditReport
+from tddgit.audit.report import (
+    AUTHOR_HEADER,
+    FINDING_HEADER,
+    author_rows,
+    finding_rows,
+    summary_rows,
+    title,
+)
+
+SHOWN_FINDINGS = 100
+RECENT_COMMITS = 15
+_PHASE_STYLE = {"red": "bold red", "green": "bold green", "refactor": "bold blue"}
+_SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
+
+
+def write_text(report: AuditReport, stream: IO[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tddgit.console import colour_enabled
+
+    colour = colour_enabled(stream)
+    console = Console(
+        file=stream,
+        force_terminal=colour,
+        no_color=not colour,
+        width=None if colour else 110,
+        highlight=False,
+        soft_wrap=False,
+    )
+    console.print(f"[bold]{title(report)}[/bold]")
+    for note in report.notes:
+        console.print(f"[yellow]note:[/yellow] {note}", markup=True)
+    m = report.metrics
+    summary = Table(show_header=False, box=None, pad_edge=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    for k, v in summary_rows(m):
+        summary.add_row(k, v)
+    console.print(summary)
+
+    recent = [c for c in report.commits if not c.is_merge][-RECENT_COMMITS:]
+    if recent:
+        table = Table(title="Recent commits", title_justify="left")
+        for col in ("commit", "phase", "source", "kind", "subject"):
+            table.add_column(col, overflow="fold" if col == "subject" else "ellipsis")
+        for c in recent:
+            phase = c.phase or (c.attempt or "–")
+            table.add_row(
+                c.sha[:10],
+                f"[{_PHASE_STYLE.get(c.phase or '', 'dim')}]{phase}[/]",
+                c.phase_source,
+                c.kind,
+                _escape(c.subject),
+            )
+        console.print(table)
+
+    if len(m["authors"]) > 1:
+        table = Table(title="Authors", title_justify="left")
+        for col in AUTHOR_HEADER:
+            table.add_column(col)
+        for row in author_rows(m):
+            table.add_row(*(_escape(x) for x in row))
+        console.print(table)
+
+    if report.findings:
+        table = Table(title=f"Findings ({len(report.findings)})", title_justify="left")
+        for col in FINDING_HEADER:
+            table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
+        for sev, rule, sha, msg in finding_rows(report, SHOWN_FINDINGS):
+            table.add_row(f"[{_SEVERITY_STYLE.get(sev, '')}]{sev}[/]", rule, sha, _escape(msg))
+        console.print(table)
+        hidden = len(report.findings) - SHOWN_FINDINGS
+        if hidden > 0:
+            console.print(f"… and {hidden} more findings (use --format json for all)")
+    else:
+        console.print("[green]No findings.[/green]")
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

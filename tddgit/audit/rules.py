@@ -1,0 +1,407 @@
+"""Every audit rule in one place: its id, severity, explanation, fix, and its check.
+
+A check sees one commit (``CommitView``: the commit, the phase the audit gave it, its
+files split by kind, the lineage state before it, its evidence) and yields findings.
+``test-after-fact`` keeps an index across commits (``TestAfterIndex``). The three
+detector rules (``over-mocking``, ``broad-assertion``, ``yagni``) are registered here
+already so their ids are stable and ``--fail-on`` accepts them; their checks arrive with
+the detectors through ``register_check``. docs/rules.md explains each rule to users.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tddgit.audit.model import Finding
+from tddgit.audit.naming import Key, imported_keys, production_key, test_key
+from tddgit.model import Commit, FileChange, Light, Outcome
+
+if TYPE_CHECKING:
+    from tddgit.audit.blobs import BlobReader
+    from tddgit.audit.state import State
+    from tddgit.evidence import Evidence, EvidenceError
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str  # error | warning | note
+    title: str
+    why: str
+    fix: str
+    implemented: bool = True
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule(
+            "pre-test-code",
+            "warning",
+            "Production code without a failing test",
+            "production code was added with no open red and no test change (stubs allowed), "
+            "or a red step added more than stubs",
+            "write the failing test first (tddgit red), then the code (tddgit green)",
+        ),
+        Rule(
+            "green-without-red",
+            "error",
+            "Green step without a red one",
+            "a commit declares green but its lineage has no open red to make pass",
+            "start each cycle with a red step that fails for the right reason",
+        ),
+        Rule(
+            "test-after-fact",
+            "warning",
+            "Test written after the code",
+            "a test file was created after the production file it tests (by name or import)",
+            "write the test before the production file, in a red step",
+        ),
+        Rule(
+            "test-edited-in-green",
+            "warning",
+            "Green step edited the red's tests",
+            "a green step changed the test files of its red, so the test may have been "
+            "bent to the code",
+            "keep the red's tests unchanged in green; change tests in a new red or a refactor",
+        ),
+        Rule(
+            "refactor-changes-tests",
+            "warning",
+            "Refactor changed tests and code together",
+            "a refactor step touched test and production files in one commit",
+            "refactor one side at a time, keeping the other as the safety net",
+        ),
+        Rule(
+            "refactor-while-red",
+            "error",
+            "Refactor with a failing test",
+            "a refactor step was made while a red was still open",
+            "make the red pass first (green), then refactor",
+        ),
+        Rule(
+            "missing-evidence",
+            "warning",
+            "Declared phase without evidence",
+            "a commit carries a GSD-Phase trailer but no tddgit evidence note",
+            "commit through tddgit red/green/refactor or the hooks; fetch refs/notes/tddgit",
+        ),
+        Rule(
+            "evidence-contradiction",
+            "error",
+            "Evidence contradicts the commit",
+            "the evidence note is invalid, was recorded for another phase or tree, or its "
+            "targets did not show what the phase claims",
+            "re-run the step through tddgit so the evidence matches the commit",
+        ),
+        Rule(
+            "over-mocking",
+            "warning",
+            "Test with too many mocks",
+            "a test uses more mocks than antipatterns.max_mocks",
+            "test through real collaborators or split the unit",
+            implemented=False,
+        ),
+        Rule(
+            "broad-assertion",
+            "warning",
+            "Test asserts too much or nothing",
+            "a test asserts on many subjects, on a constant, or not at all",
+            "one behaviour per test, with an assertion that can fail",
+            implemented=False,
+        ),
+        Rule(
+            "yagni",
+            "note",
+            "Code no test needs",
+            "a green step added production code that no test executes",
+            "add only the code the red's tests need",
+            implemented=False,
+        ),
+    )
+}
+
+
+def finding(
+    rule: str,
+    commit: str,
+    message: str,
+    *,
+    related: tuple[str, ...] = (),
+    files: tuple[str, ...] = (),
+    data: dict[str, object] | None = None,
+) -> Finding:
+    return Finding(rule, RULES[rule].severity, commit, message, related, files, data or {})
+
+
+@dataclass(frozen=True)
+class CommitView:
+    """One non-merge commit with what the audit decided about it, for the checks."""
+
+    commit: Commit
+    phase: str | None
+    source: str
+    attempt: str | None
+    tests: tuple[FileChange, ...]
+    prods: tuple[FileChange, ...]
+    before: State
+    evidence: Evidence | EvidenceError | None
+
+    @property
+    def sha(self) -> str:
+        return self.commit.sha
+
+
+class StubJudge:
+    """Does a change add real production code, or only stubs? (Python files by AST.)"""
+
+    def __init__(self, blobs: BlobReader) -> None:
+        self.blobs = blobs
+
+    def non_stub(self, commit: Commit, changes: tuple[FileChange, ...]) -> list[str]:
+        from tddgit.detectors.stubs import non_stub_additions
+
+        parent = commit.parents[0] if commit.parents else None
+        for f in changes:
+            if f.status == "D":
+                continue
+            if not f.path.endswith((".py", ".pyi")):
+                return [f"{f.path}: production code"]  # stubs are judged for Python only
+            new = self.blobs.text(commit.sha, f.path)
+            if new is None:
+                return [f"{f.path}: unreadable or too large to judge"]
+            old = None
+            if parent and f.status in ("M", "R", "C", "T"):
+                old = self.blobs.text(parent, f.old_path or f.path)
+            lines = non_stub_additions(old, new, f.path)
+            if lines:
+                return lines
+        return []
+
+
+Check = Callable[[CommitView, StubJudge], Iterator[Finding]]
+
+
+def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+    if v.attempt not in (None, "tcr-pass") or v.phase in ("green", "refactor"):
+        return
+    if v.phase != "red" and (v.tests or v.before.red):
+        return
+    changed = tuple(f for f in v.prods if f.status != "D")
+    if not changed:
+        return
+    lines = stubs.non_stub(v.commit, changed)
+    if not lines:
+        return
+    where = "a red step adds" if v.phase == "red" else "adds"
+    yield finding(
+        "pre-test-code",
+        v.sha,
+        f"{where} production code with no failing test: {lines[0]}",
+        files=tuple(f.path for f in changed),
+    )
+
+
+def check_green_without_red(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+    if v.phase == "green" and v.before.red is None:
+        yield finding(
+            "green-without-red",
+            v.sha,
+            f"declares green ({v.source}) but no red is open on its lineage",
+            files=tuple(f.path for f in v.prods),
+        )
+
+
+def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+    red = v.before.red
+    if v.phase != "green" or red is None:
+        return
+    edited = tuple(
+        f.path for f in v.tests if f.status != "A" and (f.old_path or f.path) in v.before.red_tests
+    )
+    if edited:
+        yield finding(
+            "test-edited-in-green",
+            v.sha,
+            f"green changes the red's test file {edited[0]}"
+            + (f" and {len(edited) - 1} more" if len(edited) > 1 else ""),
+            related=(red,),
+            files=edited,
+        )
+
+
+def check_refactor(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+    if v.phase != "refactor":
+        return
+    if v.before.red is not None:
+        yield finding(
+            "refactor-while-red",
+            v.sha,
+            f"refactor while the red of {v.before.red[:12]} is still open",
+            related=(v.before.red,),
+            files=tuple(f.path for f in (*v.tests, *v.prods)),
+        )
+    if v.tests and v.prods:
+        yield finding(
+            "refactor-changes-tests",
+            v.sha,
+            f"refactor changes {len(v.tests)} test and {len(v.prods)} production file(s) "
+            "in one step",
+            files=tuple(f.path for f in (*v.tests, *v.prods)),
+        )
+
+
+def check_evidence(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+    from tddgit.evidence import EvidenceError
+
+    ev = v.evidence
+    if ev is None:
+        if v.source == "trailer":
+            yield finding(
+                "missing-evidence",
+                v.sha,
+                f"declares {v.phase} in its GSD-Phase trailer but has no tddgit evidence note",
+            )
+        return
+    if isinstance(ev, EvidenceError):
+        yield finding("evidence-contradiction", v.sha, f"the evidence note is invalid: {ev}")
+        return
+    reasons = evidence_problems(ev, v.commit.tree, v.phase)
+    if reasons:
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        yield finding(
+            "evidence-contradiction",
+            v.sha,
+            reasons[0] + more,
+            files=tuple(sorted({t.id.split("::", 1)[0] for t in ev.targets}))[:10],
+            data={"reasons": reasons},
+        )
+
+
+def evidence_problems(ev: Evidence, tree: str, phase: str | None) -> list[str]:
+    """Why a (valid) evidence note does not support the commit it is attached to."""
+    out: list[str] = []
+    if ev.phase != phase:
+        out.append(f"evidence says {ev.phase} but the commit is {phase or 'not a phase step'}")
+    if ev.tree != tree:
+        out.append(f"evidence was recorded for tree {ev.tree[:12]}, the commit has {tree[:12]}")
+    if ev.phase == "red":
+        if not ev.targets:
+            out.append("red evidence names no target test")
+        for t in ev.targets:
+            if t.light is not Light.RED:
+                why = t.cause.value if t.cause else t.outcome.value
+                out.append(f"red target {t.id} did not fail for the right reason ({why})")
+    elif ev.phase == "green":
+        for t in ev.targets:
+            if t.outcome not in (Outcome.PASSED, Outcome.XPASSED):
+                out.append(f"green target {t.id} did not pass ({t.outcome.value})")
+    return out
+
+
+COMMIT_CHECKS: list[Check] = [
+    check_pre_test_code,
+    check_green_without_red,
+    check_test_edited_in_green,
+    check_refactor,
+    check_evidence,
+]
+
+
+def register_check(check: Check) -> None:
+    """Where the detector rules (over-mocking, broad-assertion, yagni) plug in."""
+    if check not in COMMIT_CHECKS:
+        COMMIT_CHECKS.append(check)
+
+
+@dataclass(frozen=True)
+class _Created:
+    sha: str
+    index: int
+    time: int
+    path: str
+
+
+class TestAfterIndex:
+    """``test-after-fact``: production files created before any test that matches them.
+
+    Every path is keyed once (``tddgit.audit.naming``), so each commit costs O(files).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self) -> None:
+        self.pending: dict[Key, _Created] = {}  # production files no test matches yet
+        self.tested: set[Key] = set()
+
+    def observe(
+        self, v: CommitView, index: int, read_text: Callable[[str, str], str | None]
+    ) -> list[Finding]:
+        c = v.commit
+        out: list[Finding] = []
+        keys: list[Key] = []
+        for f in v.tests:
+            key = test_key(f.path)
+            found = self.pending.pop(key, None) if key else None
+            if found is None and f.status == "A" and self.pending:
+                found = self._by_import(c.sha, f.path, read_text)
+            if found is not None and f.status in ("A", "C"):
+                out.append(self._finding(c, index, f.path, found))
+            if key:
+                keys.append(key)
+        self.tested.update(keys)
+        for f in v.prods:
+            self._production(f, c, index)
+        return out
+
+    def _production(self, f: FileChange, c: Commit, index: int) -> None:
+        key = production_key(f.path)
+        if f.status == "R" and f.old_path:
+            old = production_key(f.old_path)
+            moved = self.pending.pop(old, None) if old else None
+            if moved is not None and key and key not in self.tested:
+                self.pending[key] = moved
+        elif f.status in ("A", "C") and key and key not in self.tested:
+            self.pending.setdefault(key, _Created(c.sha, index, c.author_time, f.path))
+        elif f.status == "D" and key:
+            gone = self.pending.get(key)
+            if gone is not None and gone.path == f.path:
+                del self.pending[key]
+
+    def _by_import(
+        self, sha: str, path: str, read_text: Callable[[str, str], str | None]
+    ) -> _Created | None:
+        parts = test_key(path) or production_key(path)
+        if parts is None or parts[1] not in ("py", "js", "jvm"):
+            return None
+        text = read_text(sha, path)
+        if not text:
+            return None
+        for key in sorted(imported_keys(text, parts[1])):
+            if key in self.pending:
+                return self.pending.pop(key)
+        return None
+
+    @staticmethod
+    def _finding(c: Commit, index: int, test_path: str, prod: _Created) -> Finding:
+        lag_commits = index - prod.index
+        lag_seconds = max(0, c.author_time - prod.time)
+        return finding(
+            "test-after-fact",
+            c.sha,
+            f"{test_path} was created {lag_commits} commit(s) and {_human(lag_seconds)} "
+            f"after {prod.path}",
+            related=(prod.sha,),
+            files=(test_path, prod.path),
+            data={"lag_commits": lag_commits, "lag_seconds": lag_seconds},
+        )
+
+
+def _human(seconds: int) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"

@@ -1,0 +1,148 @@
+"""`tddgit audit`: how test-first a history really was (PRODUCT.md §8)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from tddgit.cli import app
+from tddgit.errors import Refused, UsageError
+
+# Formats whose renderer exists; "html" joins when it lands (tddgit.audit.report.FORMATS).
+_FORMATS = ("text", "json", "markdown", "sarif")
+_PATHS_KEY = "tddgit.audit.paths"
+
+
+class _AuditCommand(click.Command):
+    """Splits ``-- PATHS`` off before Click sees it, as git does (RANGE... -- PATHS)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta[_PATHS_KEY] = tuple(args[cut + 1 :])
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
+def _rule_list(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    from tddgit.audit.rules import RULES
+
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    unknown = [n for n in names if n not in RULES]
+    if unknown:
+        raise UsageError(
+            f"unknown rule {', '.join(unknown)} in --fail-on",
+            f"valid rules: {', '.join(RULES)}",
+        )
+    return names
+
+
+@click.command("audit", cls=_AuditCommand)
+@click.argument("revs", nargs=-1, metavar="[RANGE]...")
+@click.option("--since", metavar="DATE", help="Only commits after DATE (as git log --since).")
+@click.option("--until", metavar="DATE", help="Only commits before DATE (as git log --until).")
+@click.option("--author", metavar="PATTERN", help="Only commits by matching authors.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_FORMATS),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    help="Exit 1 when conformance is below PCT.",
+)
+@click.option("--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires.")
+@click.pass_context
+def audit(
+    ctx: click.Context,
+    revs: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    author: str | None,
+    fmt: str,
+    as_json: bool,
+    output: Path | None,
+    fail_under: float | None,
+    fail_on: str | None,
+) -> None:
+    """Report how test-first a history was: phases, cycles, findings and metrics.
+
+    Reads any history, with GSD-Phase trailers or without (phases then come from commit
+    messages or the files touched), in one pass, and never runs the repository's code.
+
+    \b
+    Examples:
+      tddgit audit                               # the current branch, as tables
+      tddgit audit main..HEAD --format markdown  # this branch's work, for a PR
+      tddgit audit --since "2 weeks" --author alice
+      tddgit audit --format sarif -o audit.sarif
+      tddgit audit --fail-under 80 --fail-on green-without-red,refactor-while-red
+      tddgit audit HEAD -- src/parser            # only commits touching a path
+    """
+    from tddgit import console
+    from tddgit.audit import AuditOptions, run_audit
+    from tddgit.audit.report import render
+
+    rules = _rule_list(fail_on)
+    a = app(ctx)
+    options = AuditOptions(
+        revs=revs or ("HEAD",),
+        since=since,
+        until=until,
+        author=author,
+        paths=ctx.meta.get(_PATHS_KEY, ()),
+    )
+    with console.progress("auditing history") as bar:
+        report = run_audit(a.repo, a.config, options, progress=bar)
+    if as_json:
+        fmt = "json"
+    _write(report, fmt, output, render)
+    _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
+
+
+def _write(report: Any, fmt: str, output: Path | None, render: Any) -> None:
+    if output is None:
+        render(report, fmt, sys.stdout)
+        sys.stdout.flush()
+        return
+    try:
+        with output.open("w", encoding="utf-8", newline="\n") as fh:
+            stream: IO[str] = fh
+            render(report, fmt, stream)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {output}: {exc.strerror}", "choose a writable path"
+        ) from exc
+
+
+def _gate(
+    metrics: Any, fired: list[str], fail_under: float | None, fail_on: tuple[str, ...]
+) -> None:
+    """Exit 1 (Refused) when conformance or findings cross the CI thresholds."""
+    reasons = []
+    score = metrics.get("conformance")
+    if fail_under is not None and score is not None and score < fail_under:
+        reasons.append(f"conformance {score} is below --fail-under {fail_under:g}")
+    hits = sorted({r for r in fired if r in fail_on})
+    if hits:
+        counts = ", ".join(f"{r} ({fired.count(r)})" for r in hits)
+        reasons.append(f"--fail-on rules fired: {counts}")
+    if reasons:
+        raise Refused("; ".join(reasons), "see the report's findings")
