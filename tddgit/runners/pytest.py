@@ -1,0 +1,241 @@
+"""The pytest runner: the project's own pytest in a subprocess, observed by the probe plugin.
+
+pytest runs with ``-p tddgit_probe`` (``runners/_probe`` first on PYTHONPATH), which writes
+every collection and test report as JSON lines to a temporary file; ``pycauses`` turns
+those records into outcomes and causes. Nothing is read from pytest's human output except
+the one-line diagnostics shown in notes.
+
+Selection: pytest refuses the whole run when one command-line node id matches nothing,
+so the runner passes the *files* of the requested ids and the probe deselects everything
+else, reporting the ids that matched nothing (they become "not collected" entries).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from tddgit.config import Config
+from tddgit.errors import RunnerError
+from tddgit.model import RunResult
+from tddgit.runners import RunRequest
+from tddgit.runners.process import ProcResult, run_command
+from tddgit.runners.pycauses import (
+    Ending,
+    ProbeLog,
+    Project,
+    build_results,
+    file_of,
+    read_probe,
+)
+
+PROBE_DIR = Path(__file__).resolve().parent / "_probe"
+PROBE_PLUGIN = "tddgit_probe"
+OUTPUT_TAIL_CHARS = 16 * 1024
+NO_TESTS_COLLECTED = 5
+
+# Variables that would point the tests' own git calls (or pytest plugins) at the wrong
+# place when tddgit itself runs inside a git hook or inside a pytest run.
+_DROPPED_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "PYTEST_CURRENT_TEST",
+    "PYTEST_XDIST_WORKER",
+    "PYTEST_XDIST_WORKER_COUNT",
+    "PYTEST_XDIST_TESTRUNUID",
+)
+
+
+def _venv_python(env_dir: Path) -> Path | None:
+    for rel in ("bin/python", "Scripts/python.exe"):
+        p = env_dir / rel
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def resolve_python(config: Config, project_root: Path) -> str:
+    """The interpreter that runs the project's pytest (config key ``python``).
+
+    ``auto``: ``$VIRTUAL_ENV``, then ``<project_root>/.venv``, ``<project_root>/venv``, then
+    the interpreter running tddgit. A path is taken relative to the project root; a bare
+    name is looked up on PATH. The path is returned unresolved: resolving a venv's
+    ``bin/python`` symlink would step out of the venv.
+    """
+    value = config.python
+    if value != "auto":
+        return _configured_python(value, project_root)
+    candidates = [project_root / ".venv", project_root / "venv"]
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        candidates.insert(0, Path(venv))
+    for env_dir in candidates:
+        found = _venv_python(env_dir)
+        if found is not None:
+            return str(found)
+    return sys.executable
+
+
+def _configured_python(value: str, project_root: Path) -> str:
+    expanded = os.path.expanduser(value)
+    if "/" in expanded or os.sep in expanded:
+        p = Path(expanded)
+        if not p.is_absolute():
+            p = project_root / p
+        if p.is_dir():
+            found = _venv_python(p)  # `python = .venv` is a natural thing to write
+            if found is not None:
+                return str(found)
+        if p.is_file():
+            return str(p)
+        raise RunnerError(
+            f"configured python {value!r} does not exist ({p})",
+            "fix `python` in the configuration, or set it to auto",
+        )
+    found_on_path = shutil.which(expanded)
+    if found_on_path is None:
+        raise RunnerError(
+            f"configured python {value!r} is not on PATH",
+            "fix `python` in the configuration, or set it to auto",
+        )
+    return found_on_path
+
+
+def _normalise(test: str, root: Path) -> str:
+    """A requested id relative to ``root`` with ``/`` separators and no leading ``./``."""
+    path, sep, rest = test.partition("::")
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            path = p.relative_to(root).as_posix()
+        except ValueError:
+            return test
+    path = path.replace(os.sep, "/")
+    while path.startswith("./"):
+        path = path[2:]
+    path = path.rstrip("/") if len(path) > 1 else path
+    return (path or ".") + sep + rest
+
+
+def plan_args(root: Path, tests: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(paths to give pytest, requested ids whose path does not exist)."""
+    paths: dict[str, None] = {}
+    absent: list[str] = []
+    for test in tests:
+        path = file_of(test)
+        if (root / path).exists():
+            paths[path] = None
+        else:
+            absent.append(test)
+    dirs = [p for p in paths if (root / p).is_dir()]
+
+    def inside_other(p: str) -> bool:
+        return any(d != p and (d == "." or p.startswith(d + "/")) for d in dirs)
+
+    # pytest may collect a file twice when it is also inside a directory argument
+    return [p for p in paths if not inside_other(p)], absent
+
+
+class PytestRunner:
+    """Runs pytest with the probe; every test gets an outcome, a cause and a light."""
+
+    name = "pytest"
+    selects_tests = True
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def run(self, request: RunRequest) -> RunResult:
+        root = request.root
+        project_root = request.project_root or root
+        python = resolve_python(self.config, project_root)
+        requested = tuple(dict.fromkeys(_normalise(t, root) for t in request.tests))
+        args, absent = plan_args(root, requested)
+        base = [python, "-m", "pytest", "-p", PROBE_PLUGIN, "--continue-on-collection-errors"]
+        if requested and not args:
+            return self._nothing_to_run(base, root, requested, absent)
+        with tempfile.TemporaryDirectory(prefix="tddgit-pytest-") as tmp:
+            out = Path(tmp, "probe.jsonl")
+            out.touch()
+            select = None
+            if requested:
+                select = Path(tmp, "select.json")
+                select.write_text(json.dumps(list(requested)), encoding="utf-8")
+            # A private cache dir instead of `-p no:cacheprovider`: the user's addopts may use
+            # --lf/--ff/--sw, which need the plugin; nothing lands in the user's tree.
+            argv = [*base, "-o", f"cache_dir={Path(tmp, 'cache')}", *args]
+            env = self._env(request, project_root, out, select)
+            proc = run_command(argv, root, timeout=request.timeout, env=env)
+            log = read_probe(out)
+        if _pytest_missing(proc, log):
+            raise RunnerError(
+                f"pytest is not installed for {python}",
+                f"run `{python} -m pip install pytest`, or set `python` in the configuration",
+            )
+        ending = Ending(proc.exit_code, proc.timed_out, request.timeout, proc.output_tail)
+        tests, notes = build_results(
+            log, ending, project=Project(root), requested=requested, absent=absent
+        )
+        return RunResult(
+            runner=self.name,
+            command=(*base, "-o", "cache_dir=<temporary>", *args),
+            exit_code=proc.exit_code,
+            tests=tests,
+            duration=proc.duration,
+            timed_out=proc.timed_out,
+            output_tail=proc.output_tail[-OUTPUT_TAIL_CHARS:],
+            notes=notes,
+        )
+
+    def _env(
+        self, request: RunRequest, project_root: Path, out: Path, select: Path | None
+    ) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+        given = dict(request.env or {})
+        env.update(given)
+        # The gates point imports at a snapshot through PYTHONPATH: keep it, probe first.
+        pythonpath = env.get("PYTHONPATH")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE_DIR), pythonpath]))
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # a gate must not leave __pycache__ behind
+        env.setdefault("PY_COLORS", "0")
+        env["TDDGIT_PROBE_OUT"] = str(out)
+        if select is not None:
+            env["TDDGIT_PROBE_SELECT"] = str(select)
+        else:
+            env.pop("TDDGIT_PROBE_SELECT", None)
+        project_dirs = [str(request.root), str(project_root)]
+        project_dirs += [p for p in given.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["TDDGIT_PROBE_PROJECT"] = os.pathsep.join(project_dirs)
+        return env
+
+    def _nothing_to_run(
+        self, base: list[str], root: Path, requested: tuple[str, ...], absent: list[str]
+    ) -> RunResult:
+        log = ProbeLog(session={}, exitstatus=NO_TESTS_COLLECTED, collection_done=True)
+        ending = Ending(NO_TESTS_COLLECTED)
+        tests, notes = build_results(
+            log, ending, project=Project(root), requested=requested, absent=absent
+        )
+        return RunResult(
+            runner=self.name,
+            command=tuple(base),
+            exit_code=NO_TESTS_COLLECTED,
+            tests=tests,
+            notes=notes,
+        )
+
+
+def _pytest_missing(proc: ProcResult, log: ProbeLog) -> bool:
+    """The interpreter has no pytest: it failed before pytest (and the probe) started."""
+    started = log.session is not None or bool(log.conftests)
+    return not started and proc.exit_code == 1 and "No module named pytest" in proc.output_tail
