@@ -390,7 +390,10 @@ def _innermost(blocks: list[_Block], index: int, exclude: _Block | None = None) 
 
 def test_mocks(source: str) -> dict[str, JsTestMocks]:
     """Per-test mock counts of a JS/TS test file, keyed by qualified test name."""
-    tokens = tokenize(source)
+    try:
+        tokens = tokenize(source)
+    except RecursionError:  # templates nested hundreds deep: not a test file worth reading
+        return {}
     pairs = match_brackets(tokens)
     calls = _calls(tokens, pairs)
     blocks = _blocks(tokens, pairs, calls)

@@ -491,7 +491,7 @@ def _conftest_levels(conftests: Mapping[str, str] | None) -> list[dict[str, Fixt
     for path in sorted(conftests or {}, key=lambda p: (-p.count("/"), p)):
         try:
             tree = ast.parse(conftests[path] if conftests else "", filename=path)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         levels.append(fixtures_in(tree.body, aliases_of(tree), path))
     return levels
@@ -500,14 +500,18 @@ def _conftest_levels(conftests: Mapping[str, str] | None) -> list[dict[str, Fixt
 def _metrics(mod: _Module, path: str, conftests: Mapping[str, str] | None) -> list[TestMetrics]:
     module_fixtures = fixtures_in(mod.tree.body, mod.aliases, path)
     base_levels = [module_fixtures, *_conftest_levels(conftests)]
-    fixture_funcs = {id(f.node) for lvl in [module_fixtures] for f in lvl.values()}
-    for cls in ast.walk(mod.tree):
-        if isinstance(cls, ast.ClassDef):
-            fixture_funcs |= {id(f.node) for f in fixtures_in(cls.body, mod.aliases, path).values()}
+    class_fixtures = {
+        id(c): fixtures_in(c.body, mod.aliases, path)
+        for c in ast.walk(mod.tree)
+        if isinstance(c, ast.ClassDef)
+    }
+    fixture_funcs = {
+        id(f.node) for level in (module_fixtures, *class_fixtures.values()) for f in level.values()
+    }
     classes = {c.name: c for c in mod.tree.body if isinstance(c, ast.ClassDef)}
     out: list[TestMetrics] = []
     for test in _iter_tests(mod.tree.body, (), set(), fixture_funcs):
-        class_levels = [fixtures_in(c.body, mod.aliases, path) for c in reversed(test.classes)]
+        class_levels = [class_fixtures[id(c)] for c in reversed(test.classes)]
         chain = FixtureChain(levels=(*class_levels, *base_levels))
         kinds = _body_mocks(test.func, mod.aliases)
         for cls in test.classes:
@@ -541,9 +545,9 @@ def test_metrics(
     """Per-test measurements keyed by qualified test name; {} when the source does not parse."""
     try:
         mod = _parse(source, path)
-    except (SyntaxError, ValueError):
+        return {m.name: m for m in _metrics(mod, path, conftests)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    return {m.name: m for m in _metrics(mod, path, conftests)}
 
 
 test_metrics.__test__ = False  # type: ignore[attr-defined]
@@ -596,13 +600,13 @@ def analyze_python(
 ) -> list[DetectorFinding]:
     """Findings for every test in one Python test file; a note when it does not parse."""
     try:
-        mod = _parse(source, path)
-    except (SyntaxError, ValueError) as exc:
+        metrics = _metrics(_parse(source, path), path, conftests)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = exc.lineno if isinstance(exc, SyntaxError) and exc.lineno else 1
-        reason = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        reason = exc.msg if isinstance(exc, SyntaxError) else (str(exc) or type(exc).__name__)
         msg = f"not checked: cannot parse ({reason})"
         return [DetectorFinding(PARSE_ERROR, "note", path, line, None, msg, 0)]
     found: list[DetectorFinding] = []
-    for m in _metrics(mod, path, conftests):
+    for m in metrics:
         found += findings_for(m, path, max_mocks=max_mocks, max_asserts=max_asserts)
     return found

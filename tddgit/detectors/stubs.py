@@ -174,14 +174,16 @@ def non_stub_additions(old: str | None, new: str, path: str) -> list[str]:
     """
     try:
         new_units = list(_walk(_parse(new, path).body, "", in_class=False))
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
-        return [f"{path}: cannot parse the new source{where}: {exc.args[0] if exc.args else exc}"]
+        return [
+            f"{path}: cannot parse the new source{where}: {exc.args[0] if exc.args else type(exc).__name__}"
+        ]
     old_units: list[_Func | _Stmt | tuple[str, int]] = []
     if old is not None:
         try:
             old_units = list(_walk(_parse(old, path).body, "", in_class=False))
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             old_units = []
     return _compare(old_units, new_units, path)
 

@@ -212,3 +212,8 @@ def test_tokenizer_basics() -> None:
     assert toks[-1].line == 3
     pairs = match_brackets(tokenize("f(a[1], {b: (2)})"))
     assert pairs == {1: 14, 3: 5, 7: 13, 10: 12}
+
+
+def test_pathologically_nested_templates_give_nothing() -> None:
+    assert test_mocks("`${" * 3000) == {}
+    assert analyze_js("`${" * 3000, "x.test.js", max_mocks=0) == []

@@ -607,3 +607,10 @@ def test_metrics_fields() -> None:
     assert m.mock_kinds == ("patch", "patch", "patch.object", "MagicMock")
     assert m.subjects == ("m.called",)
     assert m.has_assertion and m.constant_assertion is None
+
+
+def test_pathologically_nested_source_is_a_note_not_a_crash() -> None:
+    deep = "def test_x():\n    assert " + "(" * 300 + "x" + ")" * 300 + "\n"
+    (finding,) = analyze_python(deep, "t.py", max_mocks=3, max_asserts=5)
+    assert finding.rule == PARSE_ERROR
+    assert test_metrics(deep, "t.py") == {}

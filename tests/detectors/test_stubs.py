@@ -247,3 +247,8 @@ def test_unparseable_new_source_is_one_line(new: str) -> None:
     lines = non_stub_additions(None, new, "pkg/mod.py")
     assert len(lines) == 1
     assert lines[0].startswith("pkg/mod.py: cannot parse the new source")
+
+
+def test_pathologically_nested_source_is_one_line() -> None:
+    (line,) = non_stub_additions(None, "x = " + "[" * 1000 + "]" * 1000, "m.py")
+    assert line.startswith("m.py: cannot parse the new source")
