@@ -1,0 +1,108 @@
+"""Configuration: defaults, both file formats, and errors that name the file and key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tddgit.config import KEYS, load_config
+from tddgit.errors import ConfigError
+from tests.conftest import GitRepo
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
+
+def test_defaults_without_any_file(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path)
+    assert cfg.file is None
+    assert cfg.mode == "opt-in"
+    assert cfg.timeout == 300
+    assert cfg.get("red.scope") == "changed"
+    assert cfg.flag("red.allow_stubs") is True
+    assert set(cfg.sources.values()) == {"default"}
+
+
+def test_pyproject_table_and_sources(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tddgit]\nmode = "strict"\n[tool.tddgit.green]\nallow_test_edits = true\n'
+    )
+    cfg = load_config(tmp_path)
+    assert cfg.strict
+    assert cfg.flag("green.allow_test_edits") is True
+    assert cfg.sources["mode"] == "pyproject.toml"
+    assert cfg.sources["timeout"] == "default"
+
+
+def test_yaml_file(tmp_path: Path) -> None:
+    (tmp_path / ".tddgit.yaml").write_text(
+        "timeout: 12.5\nexempt: scripts/**\nhooks:\n  run_gate: false\n"
+    )
+    cfg = load_config(tmp_path)
+    assert cfg.timeout == 12.5
+    assert cfg.globs("exempt") == ("scripts/**",)
+    assert cfg.flag("hooks.run_gate") is False
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        (".tddgit.yaml", "mode: loose\n", "`mode` is 'loose'; expected one of: opt-in, strict"),
+        (".tddgit.yaml", "red:\n  allow_stubs: 'yes'\n", "`red.allow_stubs` must be true or false"),
+        (".tddgit.yaml", "timeout: -1\n", "`timeout` must be a positive number"),
+        (".tddgit.yaml", "colour: red\n", "unknown key `colour`"),
+        (".tddgit.yaml", "red:\n  speed: 3\n", "unknown key `red.speed`"),
+        (".tddgit.yaml", "red: 3\n", "`red` must be a table of keys"),
+        (".tddgit.yaml", "mode: [unclosed\n", "malformed YAML at line"),
+        (".tddgit.yaml", "- a\n- b\n", "must be a table of keys"),
+        ("pyproject.toml", "[tool.tddgit\n", "pyproject.toml: malformed TOML"),
+        (
+            "pyproject.toml",
+            "[tool.tddgit]\ntest_globs = [1]\n",
+            "`test_globs` must be a list of glob strings",
+        ),
+    ],
+)
+def test_errors_name_file_and_key(tmp_path: Path, name: str, text: str, expected: str) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load_config(tmp_path)
+    assert expected in exc.value.one_line()
+    assert name in exc.value.one_line()
+
+
+def test_two_sources_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / ".tddgit.yaml").write_text("mode: strict\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.tddgit]\nmode = 'strict'\n")
+    with pytest.raises(ConfigError, match="both"):
+        load_config(tmp_path)
+
+
+def test_pyproject_without_tddgit_table_is_fine_next_to_yaml(tmp_path: Path) -> None:
+    (tmp_path / ".tddgit.yaml").write_text("mode: strict\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert load_config(tmp_path).strict
+
+
+def test_config_command_json_and_text(repo: GitRepo) -> None:
+    repo.write(".tddgit.yaml", "timeout: 60\n")
+    data = json.loads(repo.tddgit("config", "--json", check=True).stdout)
+    assert data["keys"]["timeout"] == {"value": 60, "source": ".tddgit.yaml"}
+    assert data["keys"]["mode"] == {"value": "opt-in", "source": "default"}
+    text = repo.tddgit("config", check=True).stdout
+    assert "timeout" in text and "(.tddgit.yaml)" in text
+
+
+def test_malformed_config_is_one_line_exit_2(repo: GitRepo) -> None:
+    repo.write(".tddgit.yaml", "mode: [\n")
+    proc = repo.tddgit("config")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert ".tddgit.yaml" in proc.stderr
+
+
+def test_every_key_is_documented() -> None:
+    text = DOCS.read_text()
+    missing = [k.path for k in KEYS if f"`{k.path}`" not in text]
+    assert missing == []
