@@ -8,11 +8,14 @@ be named on that protocol and reads as None, as does a missing or oversized obje
 from __future__ import annotations
 
 import subprocess
+import threading
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 
 from tddgit.git import Repo, clean_env
 
-MAX_BLOB = 512 * 1024  # larger files are never stubs, and imports sit at the top anyway
+MAX_BLOB = 512 * 1024
+_NULL = "0" * 40  # larger files are never stubs, and imports sit at the top anyway
 
 
 class BlobReader:
@@ -44,6 +47,34 @@ class BlobReader:
         self.reads += 1
         proc.stdin.write(f"{commit}:{path}\n".encode("utf-8", "surrogateescape"))
         proc.stdin.flush()
+        return self._answer(proc)
+
+    def read_many(self, names: Sequence[tuple[str, str]]) -> Iterator[bytes | None]:
+        """Blobs for many (commit, path) pairs, pipelined: a thread writes every request
+        while this one reads, so there is no round trip per blob."""
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        asked = [(c, p) for c, p in names]
+        stdin = proc.stdin
+
+        def ask() -> None:
+            for commit, path in asked:
+                # a name with a newline cannot be asked for: ask for an id that is missing
+                name = f"{commit}:{path}" if "\n" not in path and "\r" not in path else _NULL
+                stdin.write(f"{name}\n".encode("utf-8", "surrogateescape"))
+            stdin.flush()
+
+        writer = threading.Thread(target=ask, daemon=True)
+        writer.start()
+        try:
+            for _ in asked:
+                self.reads += 1
+                yield self._answer(proc)
+        finally:
+            writer.join()
+
+    def _answer(self, proc: subprocess.Popen[bytes]) -> bytes | None:
+        assert proc.stdout is not None
         header = proc.stdout.readline().split()
         if len(header) != 3:  # "<name> missing" (or an ambiguous name)
             return None
@@ -56,10 +87,7 @@ class BlobReader:
         return data
 
     def text(self, commit: str, path: str) -> str | None:
-        data = self.read(commit, path)
-        if data is None or b"\0" in data[:8192]:  # binary
-            return None
-        return data.decode("utf-8", "replace")
+        return as_text(self.read(commit, path))
 
     def close(self) -> None:
         if self._proc is None:
@@ -90,3 +118,10 @@ def _skip(proc: subprocess.Popen[bytes], size: int) -> None:
         if not chunk:
             break
         left -= len(chunk)
+
+
+def as_text(data: bytes | None) -> str | None:
+    """Blob bytes as text, or None for a missing or binary blob."""
+    if data is None or b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")

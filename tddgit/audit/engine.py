@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tddgit.evidence import Evidence, EvidenceError
     from tddgit.paths import Classifier
 
+_NO_TESTS: frozenset[str] = frozenset()
 _UNDOING = frozenset({"tcr-fail", "tcr-revert", "revert", "undone"})
 
 
@@ -64,9 +65,13 @@ class Auditor:
             self._record(c, None, "none", None, "merge", (), None, None)
             self._set_state(c.sha, before)
             return
-        kinds = tuple(self._kind(f.path) for f in c.files)
-        tests = tuple(f for f, k in zip(c.files, kinds, strict=True) if k == "test")
-        prods = tuple(f for f, k in zip(c.files, kinds, strict=True) if k == "production")
+        kinds = tuple([self._kind(f.path) for f in c.files])
+        tests: tuple[FileChange, ...] = ()
+        prods: tuple[FileChange, ...] = ()
+        if "test" in kinds:
+            tests = tuple([f for f, k in zip(c.files, kinds, strict=True) if k == "test"])
+        if "production" in kinds:
+            prods = tuple([f for f, k in zip(c.files, kinds, strict=True) if k == "production"])
         phase, source, rule, attempt = self._phase(c, tests, prods, before)
         note = self._notes.get(c.sha)
         view = CommitView(c, phase, source, attempt, tests, prods, before, note)
@@ -76,17 +81,18 @@ class Auditor:
             # a test written for code that already exists is not a red step
             phase, source, rule = None, "none", None
             view = replace(view, phase=None, source="none")
-        found = list(after_fact)
+        found = self.findings
+        found.extend(after_fact)
         for check in COMMIT_CHECKS:
-            found.extend(check(view, self._stubs))
-        self.findings.extend(found)
+            hits = check(view, self._stubs)
+            if hits:
+                found.extend(hits)
         if attempt == "revert":
             after = self._undo(c, before)
         elif attempt in _UNDOING:
             after = before
         else:
-            after = self._transition(c, view)
-            after = self._episode(c, view, after, bool(after_fact))
+            after = State(*self._transition(c, view), *self._episode(c, view, bool(after_fact)))
         cycle = self._cycle_of(c.sha, phase, before, after)
         kind = _kind_of(kinds, c.files)
         self._record(c, phase, source, rule, kind, kinds, attempt, note, cycle)
@@ -147,7 +153,10 @@ class Auditor:
             return "green", "files", "files:mixed" if tests else "files:production", None
         return None, "none", None, None
 
-    def _transition(self, c: Commit, v: CommitView) -> State:
+    def _transition(
+        self, c: Commit, v: CommitView
+    ) -> tuple[str | None, str | None, frozenset[str], int]:
+        """(phase, open red, its tests, cycle) after a step; builds and extends cycles."""
         s = v.before
         if v.phase == "red":
             if s.red is not None and s.cycle >= 0:
@@ -158,37 +167,40 @@ class Auditor:
             cb.last_time = c.author_time
             self._cycles.append(cb)
             tests = frozenset(f.path for f in v.tests if f.status != "D")
-            return replace(s, phase="red", red=c.sha, red_tests=tests, cycle=cb.id)
+            return "red", c.sha, tests, cb.id
         if v.phase == "green":
             if s.red is not None and s.cycle >= 0:
                 cb = self._cycles[s.cycle]
                 if cb.green is None:
                     cb.green, cb.green_time, cb.last_time = c.sha, c.author_time, c.author_time
-            return replace(s, phase="green", red=None, red_tests=frozenset())
+            return "green", None, _NO_TESTS, s.cycle
         if v.phase == "refactor":
             if s.red is None and s.cycle >= 0 and self._cycles[s.cycle].green is not None:
                 cb = self._cycles[s.cycle]
                 cb.refactors.append(c.sha)
                 cb.last_time = c.author_time
-            return replace(s, phase="refactor")
-        return s
+            return "refactor", s.red, s.red_tests, s.cycle
+        return s.phase, s.red, s.red_tests, s.cycle
 
-    def _episode(self, c: Commit, v: CommitView, s: State, after_fact: bool) -> State:
-        acc = v.before.episode or EpisodeAcc(start=c.author_time, first=c.sha)
-        acc = acc.add(
-            tests=bool(v.tests), prods=bool(v.prods), red=v.phase == "red", test_after=after_fact
-        )
+    def _episode(
+        self, c: Commit, v: CommitView, after_fact: bool
+    ) -> tuple[EpisodeAcc | None, int | None]:
+        """(open episode, last episode end) after a step; records an episode that ends."""
+        b = v.before
+        acc = b.episode or EpisodeAcc(start=c.author_time, first=c.sha)
+        acc = acc.add(bool(v.tests), bool(v.prods), v.phase == "red", after_fact)
         ends = (
-            v.attempt == "tcr-pass"
-            or v.phase in ("green", "refactor")
+            v.phase == "green"
+            or v.phase == "refactor"
             or (v.phase is None and bool(v.prods))
+            or v.attempt == "tcr-pass"
         )
         if not ends:
-            return replace(s, episode=acc)
+            return acc, b.last_end
         who = (c.author_name, c.author_email)
         closing = (c.sha, v.phase, c.author_time)
-        self.episodes.append(close_episode(acc, closing, v.before.last_end, who))
-        return replace(s, episode=None, last_end=c.author_time)
+        self.episodes.append(close_episode(acc, closing, b.last_end, who))
+        return None, c.author_time
 
     def _undo(self, c: Commit, before: State) -> State:
         """A revert: its target becomes an undone attempt; an immediate revert also
@@ -247,7 +259,10 @@ class Auditor:
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
-        findings = [f for f in self.findings if f.commit not in self._undone]
+        found = self.findings + self._stubs.resolve()
+        order = self._index
+        found.sort(key=lambda f: order.get(f.commit, -1))  # stable: history order
+        findings = [f for f in found if f.commit not in self._undone]
         cycles = [cb.freeze() for cb in self._cycles if not cb.removed]
         return findings, cycles
 

@@ -35,29 +35,35 @@ def render(report: AuditReport, fmt: str, stream: IO[str]) -> None:
         raise ValueError(f"unknown format {fmt!r}")
 
 
-def header_json(report: AuditReport) -> dict[str, Any]:
-    """Everything of the JSON document but its ``commits`` array."""
-    return {
+def write_json(report: AuditReport, stream: IO[str]) -> None:
+    """The whole document; one item of each array per line, compact within a line."""
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    head = {
         "schema": SCHEMA,
         "tool": {"name": "tddgit", "version": report.tool_version},
         "range": report.range.to_json(),
         "notes": list(report.notes),
         "metrics": report.metrics,
-        "findings": [f.to_json() for f in report.findings],
-        "cycles": [c.to_json() for c in report.cycles],
-        "episodes": [e.to_json() for e in report.episodes],
     }
-
-
-def write_json(report: AuditReport, stream: IO[str]) -> None:
-    head = json.dumps(header_json(report), ensure_ascii=False, indent=1)
-    stream.write(head[:-1].rstrip() + ',\n "commits": [')
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    sep = "\n  "
-    for rec in report.commits:
-        stream.write(sep + dumps(rec.to_json()))
-        sep = ",\n  "
-    stream.write("\n ]\n}\n")
+    stream.write("{")
+    sep = "\n"
+    for key, value in head.items():
+        stream.write(f"{sep}{dumps(key)}: {dumps(value)}")
+        sep = ",\n"
+    arrays = (
+        ("findings", report.findings),
+        ("cycles", report.cycles),
+        ("episodes", report.episodes),
+        ("commits", report.commits),
+    )
+    for key, items in arrays:
+        stream.write(f",\n{dumps(key)}: [")
+        item_sep = "\n  "
+        for item in items:
+            stream.write(item_sep + dumps(item.to_json()))
+            item_sep = ",\n  "
+        stream.write("\n]" if items else "]")
+    stream.write("\n}\n")
 
 
 # --- tables shared by the text and markdown renderers ---------------------------------

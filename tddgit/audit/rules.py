@@ -10,7 +10,7 @@ the detectors through ``register_check``. docs/rules.md explains each rule to us
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -155,129 +155,204 @@ class CommitView:
 
 
 class StubJudge:
-    """Does a change add real production code, or only stubs? (Python files by AST.)"""
+    """Does a change add real production code, or only stubs? (Python files, by AST.)
+
+    Judging needs file contents, so candidates are collected during the pass and judged
+    together at the end (``resolve``), their blobs read in one pipelined batch.
+    """
 
     def __init__(self, blobs: BlobReader) -> None:
         self.blobs = blobs
+        self._pending: list[tuple[Commit, tuple[FileChange, ...], str]] = []
 
-    def non_stub(self, commit: Commit, changes: tuple[FileChange, ...]) -> list[str]:
-        from tddgit.detectors.stubs import non_stub_additions
+    def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
+        self._pending.append((commit, changes, where))
 
-        parent = commit.parents[0] if commit.parents else None
-        for f in changes:
-            if f.status == "D":
-                continue
-            if not f.path.endswith((".py", ".pyi")):
-                return [f"{f.path}: production code"]  # stubs are judged for Python only
-            new = self.blobs.text(commit.sha, f.path)
-            if new is None:
-                return [f"{f.path}: unreadable or too large to judge"]
-            old = None
-            if parent and f.status in ("M", "R", "C", "T"):
-                old = self.blobs.text(parent, f.old_path or f.path)
-            lines = non_stub_additions(old, new, f.path)
+    def resolve(self) -> list[Finding]:
+        """The ``pre-test-code`` findings of every deferred candidate."""
+        wanted: list[tuple[str, str]] = []
+        for c, changes, _ in self._pending:
+            for f in _python(changes):
+                wanted.append((c.sha, f.path))
+                if c.parents and f.status in ("M", "R", "C", "T"):
+                    wanted.append((c.parents[0], f.old_path or f.path))
+        blobs = dict(zip(wanted, self.blobs.read_many(wanted), strict=True))
+        out = []
+        for c, changes, where in self._pending:
+            lines = _non_stub(c, changes, blobs)
             if lines:
-                return lines
-        return []
+                out.append(
+                    finding(
+                        "pre-test-code",
+                        c.sha,
+                        f"{where} production code with no failing test: {lines[0]}",
+                        files=tuple(f.path for f in changes),
+                    )
+                )
+        self._pending.clear()
+        return out
 
 
-Check = Callable[[CommitView, StubJudge], Iterator[Finding]]
+def _is_python(path: str) -> bool:
+    return path.endswith((".py", ".pyi"))
 
 
-def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+def _python(changes: tuple[FileChange, ...]) -> list[FileChange]:
+    """The Python files of a change, up to its first non-Python one (which decides)."""
+    out = []
+    for f in changes:
+        if not _is_python(f.path):
+            break
+        out.append(f)
+    return out
+
+
+def _non_stub(
+    c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
+) -> list[str]:
+    from tddgit.audit.blobs import as_text
+    from tddgit.detectors.stubs import non_stub_additions
+
+    for f in changes:
+        if not _is_python(f.path):
+            return [f"{f.path}: production code"]  # stubs are judged for Python only
+        new = as_text(blobs.get((c.sha, f.path)))
+        if new is None:
+            return [f"{f.path}: unreadable or too large to judge"]
+        old = None
+        if c.parents and f.status in ("M", "R", "C", "T"):
+            old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
+        lines = non_stub_additions(old, new, f.path)
+        if lines:
+            return lines
+    return []
+
+
+# A check returns its findings (usually none: an empty tuple, the fast path).
+Check = Callable[[CommitView, StubJudge], Sequence[Finding]]
+_NONE: tuple[Finding, ...] = ()
+
+
+def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
+    """Candidates only: the stub judgement needs blobs, so it is deferred (``resolve``)."""
     if v.attempt not in (None, "tcr-pass") or v.phase in ("green", "refactor"):
-        return
+        return _NONE
     if v.phase != "red" and (v.tests or v.before.red):
-        return
+        return _NONE
     changed = tuple(f for f in v.prods if f.status != "D")
     if not changed:
-        return
-    lines = stubs.non_stub(v.commit, changed)
-    if not lines:
-        return
-    where = "a red step adds" if v.phase == "red" else "adds"
-    yield finding(
-        "pre-test-code",
-        v.sha,
-        f"{where} production code with no failing test: {lines[0]}",
-        files=tuple(f.path for f in changed),
+        return _NONE
+    if v.phase == "red":
+        stubs.defer(v.commit, changed, "a red step adds")  # the gate's rule: stubs allowed
+        return _NONE
+    # Outside a red, only new Python files are judged for stubs (a new module skeleton is
+    # where stubs appear); reading and parsing every modified file of every commit would
+    # break the audit's throughput budget, so a modification counts as code.
+    decided = next((f for f in changed if f.status != "A" or not _is_python(f.path)), None)
+    if decided is None:
+        stubs.defer(v.commit, changed, "adds")
+        return _NONE
+    return (
+        finding(
+            "pre-test-code",
+            v.sha,
+            f"adds production code with no failing test: {decided.path}",
+            files=tuple(f.path for f in changed),
+        ),
     )
 
 
-def check_green_without_red(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
-    if v.phase == "green" and v.before.red is None:
-        yield finding(
+def check_green_without_red(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
+    if v.phase != "green" or v.before.red is not None:
+        return _NONE
+    return (
+        finding(
             "green-without-red",
             v.sha,
             f"declares green ({v.source}) but no red is open on its lineage",
             files=tuple(f.path for f in v.prods),
-        )
+        ),
+    )
 
 
-def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     red = v.before.red
-    if v.phase != "green" or red is None:
-        return
+    if v.phase != "green" or red is None or not v.tests:
+        return _NONE
     edited = tuple(
         f.path for f in v.tests if f.status != "A" and (f.old_path or f.path) in v.before.red_tests
     )
-    if edited:
-        yield finding(
+    if not edited:
+        return _NONE
+    more = f" and {len(edited) - 1} more" if len(edited) > 1 else ""
+    return (
+        finding(
             "test-edited-in-green",
             v.sha,
-            f"green changes the red's test file {edited[0]}"
-            + (f" and {len(edited) - 1} more" if len(edited) > 1 else ""),
+            f"green changes the red's test file {edited[0]}{more}",
             related=(red,),
             files=edited,
-        )
+        ),
+    )
 
 
-def check_refactor(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
+def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     if v.phase != "refactor":
-        return
+        return _NONE
+    out = []
+    files = tuple(f.path for f in (*v.tests, *v.prods))
     if v.before.red is not None:
-        yield finding(
-            "refactor-while-red",
-            v.sha,
-            f"refactor while the red of {v.before.red[:12]} is still open",
-            related=(v.before.red,),
-            files=tuple(f.path for f in (*v.tests, *v.prods)),
+        out.append(
+            finding(
+                "refactor-while-red",
+                v.sha,
+                f"refactor while the red of {v.before.red[:12]} is still open",
+                related=(v.before.red,),
+                files=files,
+            )
         )
     if v.tests and v.prods:
-        yield finding(
-            "refactor-changes-tests",
-            v.sha,
-            f"refactor changes {len(v.tests)} test and {len(v.prods)} production file(s) "
-            "in one step",
-            files=tuple(f.path for f in (*v.tests, *v.prods)),
+        out.append(
+            finding(
+                "refactor-changes-tests",
+                v.sha,
+                f"refactor changes {len(v.tests)} test and {len(v.prods)} production file(s) "
+                "in one step",
+                files=files,
+            )
         )
+    return out
 
 
-def check_evidence(v: CommitView, stubs: StubJudge) -> Iterator[Finding]:
-    from tddgit.evidence import EvidenceError
-
+def check_evidence(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     ev = v.evidence
     if ev is None:
-        if v.source == "trailer":
-            yield finding(
+        if v.source != "trailer":
+            return _NONE
+        return (
+            finding(
                 "missing-evidence",
                 v.sha,
                 f"declares {v.phase} in its GSD-Phase trailer but has no tddgit evidence note",
-            )
-        return
+            ),
+        )
+    from tddgit.evidence import EvidenceError
+
     if isinstance(ev, EvidenceError):
-        yield finding("evidence-contradiction", v.sha, f"the evidence note is invalid: {ev}")
-        return
+        return (finding("evidence-contradiction", v.sha, f"the evidence note is invalid: {ev}"),)
     reasons = evidence_problems(ev, v.commit.tree, v.phase)
-    if reasons:
-        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-        yield finding(
+    if not reasons:
+        return _NONE
+    more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    return (
+        finding(
             "evidence-contradiction",
             v.sha,
             reasons[0] + more,
             files=tuple(sorted({t.id.split("::", 1)[0] for t in ev.targets}))[:10],
             data={"reasons": reasons},
-        )
+        ),
+    )
 
 
 def evidence_problems(ev: Evidence, tree: str, phase: str | None) -> list[str]:
@@ -335,6 +410,22 @@ class TestAfterIndex:
     def __init__(self) -> None:
         self.pending: dict[Key, _Created] = {}  # production files no test matches yet
         self.tested: set[Key] = set()
+        self._test_keys: dict[str, Key | None] = {}  # paths repeat: key each one once
+        self._prod_keys: dict[str, Key | None] = {}
+
+    def _tkey(self, path: str) -> Key | None:
+        try:
+            return self._test_keys[path]
+        except KeyError:
+            key = self._test_keys[path] = test_key(path)
+            return key
+
+    def _pkey(self, path: str) -> Key | None:
+        try:
+            return self._prod_keys[path]
+        except KeyError:
+            key = self._prod_keys[path] = production_key(path)
+            return key
 
     def observe(
         self, v: CommitView, index: int, read_text: Callable[[str, str], str | None]
@@ -343,7 +434,7 @@ class TestAfterIndex:
         out: list[Finding] = []
         keys: list[Key] = []
         for f in v.tests:
-            key = test_key(f.path)
+            key = self._tkey(f.path)
             found = self.pending.pop(key, None) if key else None
             if found is None and f.status == "A" and self.pending:
                 found = self._by_import(c.sha, f.path, read_text)
@@ -357,9 +448,9 @@ class TestAfterIndex:
         return out
 
     def _production(self, f: FileChange, c: Commit, index: int) -> None:
-        key = production_key(f.path)
+        key = self._pkey(f.path)
         if f.status == "R" and f.old_path:
-            old = production_key(f.old_path)
+            old = self._pkey(f.old_path)
             moved = self.pending.pop(old, None) if old else None
             if moved is not None and key and key not in self.tested:
                 self.pending[key] = moved

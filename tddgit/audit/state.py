@@ -7,7 +7,7 @@ reuses its parent's state object, so memory grows only with real steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from tddgit.audit.model import Cycle, Episode
 
@@ -26,16 +26,17 @@ class EpisodeAcc:
     red: bool = False  # a red step is part of it
     test_after: bool = False  # test-after-fact fired inside it
 
-    def add(self, *, tests: bool, prods: bool, red: bool, test_after: bool) -> EpisodeAcc:
-        return replace(
-            self,
-            count=self.count + 1,
-            test_first=self.test_first or (tests and not prods and not self.prods),
-            prod_first=self.prod_first or (prods and not tests and not self.tests),
-            tests=self.tests or tests,
-            prods=self.prods or prods,
-            red=self.red or red,
-            test_after=self.test_after or test_after,
+    def add(self, tests: bool, prods: bool, red: bool, test_after: bool) -> EpisodeAcc:
+        return EpisodeAcc(
+            self.start,
+            self.first,
+            self.count + 1,
+            self.test_first or (tests and not prods and not self.prods),
+            self.prod_first or (prods and not tests and not self.tests),
+            self.tests or tests,
+            self.prods or prods,
+            self.red or red,
+            self.test_after or test_after,
         )
 
     def kind(self, closing_phase: str | None) -> str:
