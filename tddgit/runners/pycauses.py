@@ -135,7 +135,7 @@ def _pyproject_requirements(data: Mapping[str, Any]) -> Iterator[str]:
         tables += [g.get("dependencies") for g in (poetry.get("group") or {}).values()]
         for table in tables:
             if isinstance(table, dict):
-                yield from (_norm(k) for k in table)
+                yield from (_norm(k) for k in table if k != "python")
 
 
 def declared_distributions(root: Path) -> frozenset[str]:
@@ -489,7 +489,7 @@ def _not_run(tid: str, log: ProbeLog, ending: Ending) -> TestResult:
 def _tail_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in reversed(lines):  # for display only: pytest's own "error:" line if any
-        if "error" in ln.lower():
+        if "error:" in ln.lower():
             return short(ln)
     return short(lines[-1]) if lines else "no output"
 
