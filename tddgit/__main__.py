@@ -6,9 +6,17 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 and args[0] == "hook":
+        # Hooks run on every commit: skip click and the CLI machinery (PRODUCT.md §11).
+        from tddgit.hooks.dispatch import fast_path
+
+        code = fast_path(args[1:])
+        if code is not None:
+            return code
     from tddgit.cli import run
 
-    return run(sys.argv[1:] if argv is None else argv)
+    return run(args)
 
 
 if __name__ == "__main__":

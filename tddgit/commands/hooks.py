@@ -1,0 +1,96 @@
+"""`tddgit hooks install|uninstall`: standalone git hooks that call `tddgit hook NAME`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from tddgit import console
+from tddgit.cli import app
+from tddgit.hooks.install import HOOK_TYPES, Action, install, uninstall
+
+_TYPE_OPTION = click.option(
+    "-t",
+    "--hook-type",
+    "types",
+    multiple=True,
+    type=click.Choice(HOOK_TYPES),
+    help="Hook to (un)install; repeatable. Default: all four.",
+)
+_JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+
+
+@click.group("hooks")
+def hooks() -> None:
+    """Install or remove tddgit's git hooks in this repository.
+
+    The hooks keep tddgit's rules for plain `git commit`: commit-msg checks a declared
+    GSD-Phase (transition and evidence), prepare-commit-msg adds the trailer the stored
+    evidence proves, post-commit attaches the evidence note, pre-commit runs the static
+    test checks. Teams using the pre-commit framework use .pre-commit-hooks.yaml instead
+    (docs/hooks.md).
+
+    \b
+    Examples:
+      tddgit hooks install
+      tddgit hooks install --hook-type commit-msg --hook-type prepare-commit-msg
+      tddgit hooks uninstall --json
+    """
+
+
+@hooks.command("install")
+@_TYPE_OPTION
+@_JSON_OPTION
+@click.pass_context
+def install_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> None:
+    """Install the hooks where git runs them (core.hooksPath and worktrees honoured).
+
+    An existing hook is kept and chained: it runs first, and its failure still blocks the
+    commit; `tddgit hooks uninstall` puts it back. Running install again is harmless.
+
+    \b
+    Examples:
+      tddgit hooks install
+      tddgit hooks install -t commit-msg --json
+    """
+    directory, actions = install(app(ctx).repo, types or HOOK_TYPES)
+    _report(directory, actions, as_json, "installed in")
+
+
+@hooks.command("uninstall")
+@_TYPE_OPTION
+@_JSON_OPTION
+@click.pass_context
+def uninstall_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> None:
+    """Remove tddgit's hooks and restore the hooks they chained. Hooks that are not
+    tddgit's are left alone.
+
+    \b
+    Examples:
+      tddgit hooks uninstall
+    """
+    directory, actions = uninstall(app(ctx).repo, types or HOOK_TYPES)
+    _report(directory, actions, as_json, "removed from")
+
+
+_SAY = {
+    "installed": "installed",
+    "updated": "updated (new tddgit location)",
+    "unchanged": "already installed",
+    "chained": "installed; the existing hook runs first (kept as {chained})",
+    "removed": "removed",
+    "restored": "removed; the earlier hook is back",
+    "absent": "not installed",
+    "foreign": "left alone (not tddgit's hook)",
+}
+
+
+def _report(directory: object, actions: list[Action], as_json: bool, verb: str) -> None:
+    if as_json:
+        payload = {"hooks_dir": str(directory), "hooks": [a.to_json() for a in actions]}
+        console.out(json.dumps(payload, indent=2))
+        return
+    console.out(f"tddgit hooks {verb} {directory}:")
+    for a in actions:
+        console.out(f"  {a.hook:<19} {_SAY[a.action].format(chained=a.chained)}")

@@ -1,0 +1,215 @@
+"""The commit-msg hook: a commit that declares a phase must be that phase (PRODUCT.md §7).
+
+The fast path (fresh evidence in the cache) costs one ``rev-parse``, one ``write-tree``,
+two small file reads (the lineage state of the parent, the evidence) and no heavy import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from tddgit.config import Config
+from tddgit.hooks.context import (
+    PHASE_ENV,
+    PHASES,
+    HookContext,
+    comment_char,
+    first_parent,
+    is_amend,
+    phase_trailers,
+    read_message,
+)
+from tddgit.hooks.report import HookRefusal, note
+
+HOOK = "commit-msg"
+_EXEMPT_SUBJECTS = ("fixup!", "squash!", "amend!")
+
+
+def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
+    text = read_message(args[0])
+    comment = comment_char(ctx, text)
+    values = phase_trailers(text, comment)
+    if os.environ.get(PHASE_ENV):
+        return _confirm_phase_command(ctx, os.environ[PHASE_ENV], values)
+    if not values:
+        if config.strict:
+            _check_strict(ctx, config, text, comment)
+        return 0
+    phase = _declared_phase(values)
+    if ctx.merging:
+        raise HookRefusal(
+            f"this merge commit declares `GSD-Phase: {values[-1]}`",
+            "a merge joins two lineages and is never a phase step of its own",
+            "remove the GSD-Phase trailer from the merge message",
+        )
+    amend = is_amend(ctx)
+    parent = first_parent(ctx, amend)
+    _check_transition(ctx, parent, phase)
+    _check_evidence(ctx, config, phase, parent, amend)
+    return 0
+
+
+def _declared_phase(values: list[str]) -> str:
+    phases = {v.strip().lower() for v in values}
+    bad = [v for v in values if v.strip().lower() not in PHASES]
+    if bad:
+        raise HookRefusal(
+            f"`GSD-Phase: {bad[0]}` is not a phase",
+            "the GSD-Phase trailer must say red, green or refactor",
+            "correct the trailer's value, or remove the trailer",
+        )
+    if len(phases) > 1:
+        raise HookRefusal(
+            f"the message declares several phases ({', '.join(values)})",
+            "one commit is one step of the cycle",
+            "keep one GSD-Phase trailer",
+        )
+    return phases.pop()
+
+
+def _check_transition(ctx: HookContext, parent: str | None, phase: str) -> None:
+    from tddgit.lineage import allowed, state_at
+
+    state = state_at(ctx.repo, parent)
+    rule = allowed(state, phase)
+    if rule is None:
+        return
+    from tddgit.gates import FIXES
+
+    last = state.phase or "no phase yet"
+    where = f" (at {state.phase_commit[:10]})" if state.phase_commit else ""
+    raise HookRefusal(
+        f"`GSD-Phase: {phase}` cannot follow {last}{where} on this branch [{rule}]",
+        _TRANSITION_WHY.get(rule, "the cycle is red -> green -> refactor*"),
+        FIXES.get(rule, "commit the phase the cycle expects next (`tddgit status`)"),
+    )
+
+
+_TRANSITION_WHY = {
+    "green-without-red": "a green makes a failing test pass, and no red is open on this branch",
+    "refactor-while-red": "a refactor needs every test passing, and a red is still open",
+    "refactor-without-green": "a refactor follows a green (or another refactor)",
+}
+
+
+def _check_evidence(
+    ctx: HookContext, config: Config, phase: str, parent: str | None, amend: bool
+) -> None:
+    from tddgit.evidence import cache_get
+    from tddgit.staged import write_index_tree
+
+    tree = write_index_tree(ctx.repo)
+    evidence = cache_get(ctx.repo, tree, phase)
+    if evidence is not None and evidence.parent == parent:
+        note(HOOK, f"{phase} step verified by stored evidence (tree {tree[:10]})")
+        return
+    if amend:
+        raise HookRefusal(
+            f"this amend declares `GSD-Phase: {phase}` but no {phase} evidence exists for "
+            f"its tree {tree[:10]} on top of {parent[:10] if parent else 'the root'}",
+            "an amended step must be judged against the commit before it, which the gate "
+            "cannot do in place",
+            f"`git reset --soft HEAD~1`, then `tddgit {phase}` (or keep the commit as it was)",
+        )
+    if not config.flag("hooks.run_gate"):
+        raise HookRefusal(
+            f"no fresh {phase} evidence for the staged tree {tree[:10]} [missing-evidence]",
+            "hooks.run_gate is false, so the hook does not run the tests itself",
+            f"run `tddgit {phase} --no-commit` first, then commit again (or commit with "
+            f"`tddgit {phase}`)",
+        )
+    _run_gate_now(ctx, config, phase)
+
+
+def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
+    """No stored evidence: run the gate on the index now; cache its evidence so post-commit
+    can attach it as the note."""
+    import sys
+
+    from tddgit.commands.phase import render_verdict
+    from tddgit.evidence import cache_put
+    from tddgit.gates import run_gate
+
+    note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
+    verdict = run_gate(ctx.repo, config, phase)
+    if verdict.holds:
+        assert verdict.evidence is not None
+        cache_put(ctx.repo, verdict.evidence)
+        note(HOOK, f"{phase} holds; evidence stored (post-commit attaches it as a note)")
+        return
+
+    def write(line: str) -> None:
+        sys.stderr.write(line + "\n")
+
+    render_verdict(verdict, write)
+    first = verdict.reasons[0] if verdict.reasons else None
+    raise HookRefusal(
+        f"the staged change is not a valid {phase} step" + (f" [{first.rule}]" if first else ""),
+        first.message if first else "the gate did not hold",
+        verdict.next_step or f"fix what the {phase} gate reported above",
+    )
+
+
+def _confirm_phase_command(ctx: HookContext, phase: str, values: list[str]) -> int:
+    """``tddgit red|green|refactor`` is committing: it judged this tree just before and
+    stored the evidence; only confirm nothing changed in between."""
+    from tddgit.evidence import cache_get
+    from tddgit.staged import write_index_tree
+
+    if [v.strip().lower() for v in values][-1:] != [phase]:
+        raise HookRefusal(
+            f"tddgit {phase} is committing but the message declares "
+            f"{', '.join(values) or 'no phase'}",
+            "the phase command adds its own GSD-Phase trailer",
+            "remove GSD-Phase trailers from the message you pass to tddgit",
+        )
+    tree = write_index_tree(ctx.repo)
+    if cache_get(ctx.repo, tree, phase) is None:
+        raise HookRefusal(
+            f"the tree being committed ({tree[:10]}) is not the tree the {phase} gate judged",
+            "the index changed while tddgit was committing (another hook or process staged files)",
+            f"rerun `tddgit {phase}`",
+        )
+    return 0
+
+
+# --- strict mode -------------------------------------------------------------------------
+
+
+def _check_strict(ctx: HookContext, config: Config, text: str, comment: str) -> None:
+    from tddgit.trailers import cleanup_message
+
+    subject = cleanup_message(text, comment).split("\n", 1)[0]
+    if ctx.merging or ctx.reverting or subject.startswith('Revert "'):
+        return
+    if subject.startswith(_EXEMPT_SUBJECTS):
+        return
+    amend = is_amend(ctx)
+    production = _production_changes(ctx, config, first_parent(ctx, amend))
+    if not production:
+        return
+    shown = ", ".join(production[:5]) + (
+        f" and {len(production) - 5} more" if len(production) > 5 else ""
+    )
+    raise HookRefusal(
+        f"this commit changes production code ({shown}) without a GSD-Phase trailer",
+        "mode = strict: production changes must be a red, green or refactor step; exempt are "
+        "merges, reverts, fixup!/squash!/amend! commits and paths matching `exempt`",
+        "commit with `tddgit red|green|refactor`, or add `GSD-Phase: <phase>` after running "
+        "`tddgit <phase> --no-commit`",
+    )
+
+
+def _production_changes(ctx: HookContext, config: Config, parent: str | None) -> list[str]:
+    """Production paths the commit changes that are not exempt."""
+    from tddgit.git import EMPTY_TREE, zsplit
+    from tddgit.paths import Classifier
+    from tddgit.staged import write_index_tree
+
+    tree = write_index_tree(ctx.repo)
+    base = parent or EMPTY_TREE
+    out = ctx.repo.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, tree).stdout
+    classifier = Classifier.from_config(config)
+    paths = zsplit(out.decode("utf-8", "surrogateescape"))
+    return [p for p in paths if classifier.is_production(p) and not classifier.is_exempt(p)]

@@ -1,0 +1,71 @@
+"""The prepare-commit-msg hook: add the `GSD-Phase` trailer the stored evidence proves.
+
+After ``tddgit red --no-commit``, a plain ``git commit`` gets ``GSD-Phase: red`` added to
+its message the way ``git commit --trailer`` would add it (``git interpret-trailers``:
+into the trailer block, before the comment section), so the user need not type it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from tddgit.config import Config
+from tddgit.hooks.context import (
+    PHASE_ENV,
+    HookContext,
+    comment_char,
+    first_parent,
+    is_amend,
+    phase_trailers,
+    read_message,
+)
+from tddgit.hooks.report import note
+
+HOOK = "prepare-commit-msg"
+
+
+def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
+    if os.environ.get(PHASE_ENV):
+        return 0  # the phase command adds its own trailer
+    path = args[0]
+    # The pre-commit framework passes only the file; it exports git's other arguments.
+    source = args[1] if len(args) > 1 else os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE", "")
+    if source in ("merge", "squash") or ctx.merging:
+        return 0
+    text = read_message(path)
+    if phase_trailers(text, comment_char(ctx, text)):
+        return 0
+    amend = is_amend(ctx)
+    parent = first_parent(ctx, amend)
+    phase = _proven_phase(ctx, parent)
+    if phase is None:
+        return 0
+    if amend and _declared(ctx, "HEAD") not in (None, phase):
+        return 0  # amending a commit of another phase: not ours to relabel
+    ctx.repo.run("interpret-trailers", "--in-place", "--trailer", f"GSD-Phase: {phase}", path)
+    note(HOOK, f"added `GSD-Phase: {phase}` (stored evidence for the staged tree)")
+    return 0
+
+
+def _proven_phase(ctx: HookContext, parent: str | None) -> str | None:
+    from tddgit.evidence import cache_get
+    from tddgit.staged import write_index_tree
+
+    evidence = cache_get(ctx.repo, write_index_tree(ctx.repo))
+    if evidence is None or evidence.parent != parent:
+        return None
+    return evidence.phase
+
+
+def _declared(ctx: HookContext, rev: str) -> str | None:
+    proc = ctx.repo.run(
+        "log",
+        "-1",
+        "--format=%(trailers:key=GSD-Phase,valueonly,separator=%x00)",
+        rev,
+        check=False,
+    )
+    values = [v.strip().lower() for v in proc.stdout.decode("utf-8", "replace").split("\0")]
+    values = [v for v in values if v]
+    return values[-1] if values else None
