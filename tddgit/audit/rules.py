@@ -239,7 +239,8 @@ def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
         return _NONE
     if v.phase != "red" and (v.tests or v.before.red):
         return _NONE
-    changed = tuple(f for f in v.prods if f.status != "D")
+    # Deletions add nothing; renames and copies (R/C) move code that already existed.
+    changed = tuple(f for f in v.prods if f.status in ("A", "M", "T"))
     if not changed:
         return _NONE
     if v.phase == "red":

@@ -1,0 +1,317 @@
+"""The one-pass audit on real repositories: phases, sources, lineage, cycles, findings."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.audit.helpers import Steps, audit, by_subject, note, phases, rules_fired, when
+
+TEST_CALC = "from calc import total\n\n\ndef test_empty():\n    assert total([]) == 0\n"
+STUB_CALC = "def total(xs):\n    raise NotImplementedError\n"
+
+
+def test_a_gated_cycle_with_evidence(repo):
+    s = Steps(repo)
+    s.commit("Initial readme", {"README.md": "hi\n"})
+    red = s.commit(
+        "parse empty input", {"tests/test_calc.py": TEST_CALC, "calc.py": STUB_CALC}, phase="red"
+    )
+    green = s.commit(
+        "sum numbers", {"calc.py": "def total(xs):\n    return sum(xs)\n"}, phase="green"
+    )
+    ref = s.commit(
+        "rename arg", {"calc.py": "def total(v):\n    return sum(v)\n"}, phase="refactor"
+    )
+    red2 = s.commit(
+        "negative numbers",
+        {"tests/test_calc.py": TEST_CALC + "\n\ndef test_neg():\n    assert total([-1]) == -1\n"},
+        phase="red",
+    )
+    note(repo, red, "red")
+    note(repo, green, "green")
+    note(repo, red2, "red", [{"id": "tests/test_calc.py::test_neg", "outcome": "passed"}])
+
+    report = audit(repo)
+    assert phases(report) == [
+        ("Initial readme", None, "none"),
+        ("parse empty input", "red", "trailer"),
+        ("sum numbers", "green", "trailer"),
+        ("rename arg", "refactor", "trailer"),
+        ("negative numbers", "red", "trailer"),
+    ]
+    assert [c.kind for c in report.commits] == [
+        "other",
+        "mixed",
+        "production",
+        "production",
+        "test",
+    ]
+    assert rules_fired(report) == [
+        ("missing-evidence", "rename arg"),
+        ("evidence-contradiction", "negative numbers"),
+    ]
+    contradiction = report.findings[1]
+    assert contradiction.severity == "error"
+    assert "tests/test_calc.py::test_neg did not fail for the right reason" in contradiction.message
+    assert [(c.status, c.red, c.green, c.refactors, c.time_in_red) for c in report.cycles] == [
+        ("complete", red, green, (ref,), 600),
+        ("open", red2, None, (), None),
+    ]
+    assert [c.cycle for c in report.commits] == [None, 0, 0, 0, 1]
+    ev = by_subject(report)["parse empty input"].evidence
+    assert ev is not None and ev.valid and ev.phase == "red"
+    assert ev.targets[0]["light"] == "red"
+
+    m = report.metrics
+    assert m["phases"] == {"red": 2, "green": 1, "refactor": 1, "none": 1}
+    assert m["trailer_coverage"] == 100.0
+    assert m["evidence_coverage"] == 75.0
+    assert m["cycles"] == {"total": 2, "complete": 1, "open": 1, "broken": 0}
+    assert m["time_in_red"]["median_seconds"] == 600
+    assert [(e.kind, e.duration) for e in report.episodes] == [
+        ("test-first", 1200),
+        ("refactoring", 600),
+    ]
+    assert m["process"] == {"seq": 50.0, "gra": 15.0, "uni": 5.0, "ref": 50.0}
+    assert m["conformance"] == 87.5  # (3/4 clean + 1/1 test-first) / 2
+
+
+def test_evidence_for_another_tree_phase_or_garbage(repo):
+    s = Steps(repo)
+    a = s.commit("red: a", {"tests/test_a.py": "def test_a():\n    assert 0\n"})
+    b = s.commit("green: a", {"a.py": "A = 1\n"}, phase="green")
+    c = s.commit("refactor: a", {"a.py": "A = 2\n"}, phase="refactor")
+    note(repo, a, "green", [{"id": "t::a", "outcome": "passed"}])  # phase disagrees
+    note(repo, b, "green", tree="0" * 40)
+    note(repo, c, "refactor", raw="{not json")
+    report = audit(repo)
+    got = [(rule, subject) for rule, subject in rules_fired(report)]
+    assert got == [
+        ("evidence-contradiction", "red: a"),
+        ("evidence-contradiction", "green: a"),
+        ("evidence-contradiction", "refactor: a"),
+    ]
+    msgs = [f.message for f in report.findings]
+    assert msgs[0] == "evidence says green but the commit is red"
+    assert msgs[1].startswith("evidence was recorded for tree 000000000000")
+    assert msgs[2] == "the evidence note is invalid: evidence is not valid JSON"
+    assert by_subject(report)["refactor: a"].evidence.valid is False
+
+
+def test_messages_and_files_without_trailers(repo):
+    s = Steps(repo)
+    s.commit("add widget", {"src/widget.py": "def size():\n    return 3\n"})
+    s.commit("skeleton for api", {"src/api.py": 'def get():\n    """Later."""\n'})
+    s.commit(
+        "test: parser handles empty", {"tests/test_parser.py": "def test_p():\n    assert 0\n"}
+    )
+    s.commit("feat: parse empty", {"src/parser.py": "def parse():\n    return 1\n"})
+    s.commit("Refactoring the parser", {"src/parser.py": "def parse():\n    return 2 - 1\n"})
+    s.commit("more parser cases", {"tests/test_parser.py": "def test_p():\n    assert 1\n"})
+    s.commit("handle spaces", {"src/parser.py": "def parse():\n    return 1 * 1\n"})
+    widget = "from src.widget import size\n\n\ndef test_size():\n    assert size() == 3\n"
+    s.commit("tests for widget", {"tests/test_widget.py": widget})
+    s.commit("Update docs", {"docs/guide.md": "# guide\n"})
+
+    report = audit(repo)
+    assert [(c.subject, c.phase, c.phase_source, c.rule) for c in report.commits] == [
+        ("add widget", None, "none", None),
+        ("skeleton for api", None, "none", None),
+        ("test: parser handles empty", "red", "message", "cc-test"),
+        ("feat: parse empty", "green", "message", "cc-feat-fix"),
+        ("Refactoring the parser", "refactor", "message", "refactor-word"),
+        ("more parser cases", "red", "files", "files:test"),
+        ("handle spaces", "green", "files", "files:production"),
+        ("tests for widget", None, "none", None),  # a test for old code is no red
+        ("Update docs", None, "none", None),
+    ]
+    assert rules_fired(report) == [
+        ("pre-test-code", "add widget"),
+        ("test-after-fact", "tests for widget"),
+    ]
+    after = report.findings[1]
+    widget_sha = by_subject(report)["add widget"].sha
+    assert after.related == (widget_sha,)
+    assert after.files == ("tests/test_widget.py", "src/widget.py")
+    assert after.data == {"lag_commits": 7, "lag_seconds": 4200}
+    assert "7 commit(s) and 1 hour after src/widget.py" in after.message
+    assert [c.status for c in report.cycles] == ["complete", "complete"]
+    assert [e.kind for e in report.episodes] == [
+        "production",
+        "production",
+        "test-first",
+        "refactoring",
+        "test-first",
+    ]
+    assert report.metrics["process"]["seq"] == 40.0
+
+
+def test_branches_and_merges_follow_the_first_parent(repo):
+    s = Steps(repo)
+    s.commit("readme", {"README.md": "x\n"})
+    red = s.commit("red: total of empty list", {"tests/test_t.py": "def test_t():\n    assert 0\n"})
+    repo.git("checkout", "-q", "-b", "feature")
+    green = s.commit("green: total", {"t.py": "def t():\n    return 0\n"})
+    repo.git("checkout", "-q", "main")
+    s.commit("refactor: tidy tests", {"tests/test_t.py": "def test_t():\n    assert 0 == 1\n"})
+    s.minute += 10
+    env = {"GIT_AUTHOR_DATE": when(s.minute), "GIT_COMMITTER_DATE": when(s.minute)}
+    repo.git("merge", "-q", "--no-ff", "feature", "-m", "Merge branch 'feature'", env=env)
+    s.commit("green: total handles none", {"t.py": "def t(x=None):\n    return 0\n"})
+
+    report = audit(repo)
+    got = by_subject(report)
+    merge = got["Merge branch 'feature'"]
+    assert (merge.phase, merge.phase_source, merge.kind, merge.files) == (None, "none", "merge", ())
+    assert len(merge.parents) == 2
+    assert got["green: total"].phase == "green"
+    assert got["green: total"].cycle == 0
+    # main's lineage never saw the branch's green: its red is still open after the merge
+    assert got["green: total handles none"].cycle == 0
+    assert rules_fired(report) == [("refactor-while-red", "refactor: tidy tests")]
+    assert report.findings[0].related == (red,)
+    assert [(c.status, c.green) for c in report.cycles] == [("complete", green)]
+    assert report.metrics["merges"] == 1
+    assert report.metrics["commits"] == 5
+
+
+def test_reverts_and_tcr_are_attempts(repo):
+    s = Steps(repo)
+    s.commit("readme", {"README.md": "x\n"})
+    bad = s.commit("red: wrong test", {"tests/test_a.py": "def test_a():\n    assert 2 == 3\n"})
+    s.minute += 10
+    env = {"GIT_AUTHOR_DATE": when(s.minute), "GIT_COMMITTER_DATE": when(s.minute)}
+    repo.git("revert", "--no-edit", "HEAD", env=env)
+    right = s.commit("red: right test", {"tests/test_a.py": "def test_a():\n    assert a() == 1\n"})
+    s.commit("❌ TCR - tests failing", {"a.py": "def a(:\n"})
+    s.commit("⏪ TCR - revert changes", {"a.py": None})
+    green = s.commit("green: a", {"a.py": "def a():\n    return 1\n"})
+    s.commit("✅ TCR - tests passing", {"a.py": "def a():\n    return 2 - 1\n"})
+
+    report = audit(repo)
+    assert [(c.subject[:22], c.phase, c.attempt) for c in report.commits] == [
+        ("readme", None, None),
+        ("red: wrong test", None, "undone"),
+        ('Revert "red: wrong tes', None, "revert"),
+        ("red: right test", "red", None),
+        ("❌ TCR - tests failing", None, "tcr-fail"),
+        ("⏪ TCR - revert changes", None, "tcr-revert"),
+        ("green: a", "green", None),
+        ("✅ TCR - tests passing", None, "tcr-pass"),
+    ]
+    assert by_subject(report)["red: wrong test"].sha == bad
+    assert [(c.red, c.green, c.status) for c in report.cycles] == [(right, green, "complete")]
+    assert rules_fired(report) == [("pre-test-code", "✅ TCR - tests passing")]
+    assert report.metrics["attempts"] == {
+        "revert": 1,
+        "tcr-fail": 1,
+        "tcr-pass": 1,
+        "tcr-revert": 1,
+        "undone": 1,
+    }
+    assert [e.kind for e in report.episodes] == ["test-first", "production"]
+
+
+def test_rules_on_steps(repo):
+    s = Steps(repo)
+    s.commit("green: nothing to make pass", {"src/a.py": "def a():\n    return 1\n"})
+    s.commit(
+        "red: b",
+        {
+            "tests/test_b.py": "def test_b():\n    assert 0\n",
+            "src/b.py": "def b():\n    return 2\n",
+        },
+    )
+    s.commit(
+        "green: b",
+        {
+            "src/b.py": "def b():\n    return 3\n",
+            "tests/test_b.py": "def test_b():\n    assert 1\n",
+        },
+    )
+    s.commit(
+        "refactor: both",
+        {
+            "src/b.py": "def b():\n    return 4\n",
+            "tests/test_b.py": "def test_b():\n    assert 2\n",
+        },
+    )
+    s.commit("add lib", {"web/price.js": "export const f = () => 1;\n"})
+    s.commit("add lib tests", {"web/price.test.js": "import { f } from './price.js';\n"})
+    s.commit("add engine", {"src/engine.py": "def run():\n    return 1\n"})
+    s.commit("cover engine", {"tests/test_behaviour.py": "from src.engine import run\n"})
+
+    report = audit(repo)
+    assert rules_fired(report) == [
+        ("green-without-red", "green: nothing to make pass"),
+        ("pre-test-code", "red: b"),
+        ("test-edited-in-green", "green: b"),
+        ("refactor-changes-tests", "refactor: both"),
+        ("pre-test-code", "add lib"),
+        ("test-after-fact", "add lib tests"),
+        ("pre-test-code", "add engine"),
+        ("test-after-fact", "cover engine"),
+    ]
+    msgs = {f.rule + ":" + f.files[0]: f.message for f in report.findings}
+    assert msgs["pre-test-code:src/b.py"].startswith("a red step adds production code")
+    assert msgs["test-edited-in-green:tests/test_b.py"] == (
+        "green changes the red's test file tests/test_b.py"
+    )
+    assert report.findings[-1].files == ("tests/test_behaviour.py", "src/engine.py")
+
+
+def test_odd_files_renames_deletions_and_empty_messages(repo):
+    s = Steps(repo)
+    s.commit("", {"src/my file.py": "def x():\n    return 1\n"})
+    s.commit("ünïcode", {"src/ünï.py": "def u():\n    pass\n"})
+    s.commit("newline in a name", {"src/new\nline.py": "X = 1\n"})
+    repo.git("mv", "src/my file.py", "src/renamed file.py")
+    s.commit("rename")
+    s.commit("remove", {"src/ünï.py": None})
+    s.commit("binary", {"data.bin": "\0\1\2"})
+
+    report = audit(repo)
+    assert [(c.subject, c.kind, [(f.status, f.path) for f in c.files]) for c in report.commits] == [
+        ("", "production", [("A", "src/my file.py")]),
+        ("ünïcode", "production", [("A", "src/ünï.py")]),
+        ("newline in a name", "production", [("A", "src/new\nline.py")]),
+        ("rename", "production", [("R", "src/renamed file.py")]),
+        ("remove", "production", [("D", "src/ünï.py")]),
+        ("binary", "other", [("A", "data.bin")]),
+    ]
+    assert report.commits[3].files[0].old_path == "src/my file.py"
+    # the stub-only new file is allowed; a name git cannot be asked about is not judged
+    assert rules_fired(report) == [
+        ("pre-test-code", ""),
+        ("pre-test-code", "newline in a name"),
+    ]
+    assert "unreadable" in report.findings[1].message
+
+
+def test_range_and_path_filter(repo):
+    s = Steps(repo)
+    s.commit("red: a", {"tests/test_a.py": "def test_a():\n    assert 0\n"})
+    base = s.commit("green: a", {"a.py": "A = 1\n"})
+    s.commit("docs", {"README.md": "x\n"})
+    s.commit("refactor: a", {"a.py": "A = 2 - 1\n"})
+
+    only_new = audit(repo, f"{base}..HEAD")
+    assert phases(only_new) == [("docs", None, "none"), ("refactor: a", "refactor", "message")]
+    assert only_new.findings == []  # lineage before the range is unknown, not a finding
+
+    only_a = audit(repo, paths=("a.py",))
+    assert [c.subject for c in only_a.commits] == ["green: a", "refactor: a"]
+
+
+@pytest.mark.parametrize("author", ["Ada <ada@example.com>", "Bob <bob@example.com>"])
+def test_metrics_per_author(repo, author):
+    s = Steps(repo)
+    s.commit("red: a", {"tests/test_a.py": "def test_a():\n    assert 0\n"})
+    repo.git("commit", "-q", "--amend", "--no-edit", f"--author={author}")
+    s.commit("green: a", {"a.py": "A = 1\n"})
+    report = audit(repo)
+    authors = {a["email"]: a for a in report.metrics["authors"]}
+    email = author.split("<")[1].rstrip(">")
+    assert authors[email]["commits"] == 1
+    assert authors[email]["cycles"]["total"] == 1
+    assert authors["tess@example.com"]["episodes"]["test-first"] == 1
