@@ -1,0 +1,153 @@
+"""Judging a run (pure functions): does each phase's rule hold for these outcomes?"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tddgit.evidence import Evidence
+from tddgit.gates.records import Reason
+from tddgit.model import OK_OUTCOMES, Light, Outcome, RunResult, TestResult
+from tddgit.targets import belongs
+
+
+def results_for(result: RunResult, target: str) -> list[TestResult]:
+    file_of_target = target.split("::", 1)[0]
+    out = []
+    for t in result.tests:
+        if belongs(t.id, t.file, target):
+            out.append(t)
+        elif "::" not in t.id and t.id == file_of_target and t.outcome is Outcome.ERROR:
+            out.append(t)  # a file-level collection error stands for every test in it
+    return out
+
+
+def split(result: RunResult, targets: Sequence[str]) -> tuple[list[TestResult], list[TestResult]]:
+    target_results: list[TestResult] = []
+    for target in targets:
+        for t in results_for(result, target):
+            if t not in target_results:
+                target_results.append(t)
+    others = [t for t in result.tests if t not in target_results]
+    return target_results, others
+
+
+def _describe(t: TestResult) -> str:
+    cause = f" ({t.cause.value})" if t.cause else ""
+    return f"{t.outcome.value}{cause}"
+
+
+def _missing_targets(result: RunResult, targets: Sequence[str]) -> list[Reason]:
+    return [
+        Reason("target-not-run", f"{target}: the runner reported no result for it", test=target)
+        for target in targets
+        if not results_for(result, target)
+    ]
+
+
+def _timeout_reason(result: RunResult, timeout: float) -> list[Reason]:
+    if not result.timed_out:
+        return []
+    return [Reason("timeout", f"the test run was killed after {timeout:g} s", cause="timeout")]
+
+
+def judge_red(result: RunResult, targets: Sequence[str], timeout: float) -> list[Reason]:
+    reasons = _timeout_reason(result, timeout)
+    if result.coarse:
+        # Exit code only: a failing suite is all we can see.
+        if result.exit_code == 0 and not result.timed_out:
+            reasons.append(Reason("target-passes", "the test command passed: nothing is red"))
+        return reasons
+    reasons += _missing_targets(result, targets)
+    mine, others = split(result, targets)
+    for t in mine:
+        if t.light is Light.GREEN:
+            reasons.append(
+                Reason(
+                    "target-passes", f"{t.id}: passes already, so it tests nothing new", test=t.id
+                )
+            )
+        elif t.light is Light.AMBER:
+            reasons.append(
+                Reason(
+                    "target-amber",
+                    f"{t.id}: fails for the wrong reason: {_describe(t)}",
+                    test=t.id,
+                    cause=t.cause.value if t.cause else None,
+                    detail=t.message,
+                )
+            )
+    reasons += _broken(others, "pre-existing test")
+    return reasons
+
+
+def _broken(
+    tests: Sequence[TestResult], what: str, baseline: dict[str, TestResult] | None = None
+) -> list[Reason]:
+    reasons = []
+    for t in tests:
+        if t.outcome in OK_OUTCOMES:
+            continue
+        before = baseline.get(t.id) if baseline is not None else None
+        if baseline is not None and before is not None and before.outcome not in OK_OUTCOMES:
+            continue  # it already failed at the red: not this step's regression
+        rule = "regression" if before is not None or baseline is None else "test-failing"
+        when = " (passed at the red)" if before is not None else ""
+        reasons.append(
+            Reason(
+                rule,
+                f"{t.id}: {what} now {_describe(t)}{when}",
+                test=t.id,
+                cause=t.cause.value if t.cause else None,
+                detail=t.message,
+            )
+        )
+    return reasons
+
+
+def judge_green(
+    result: RunResult, targets: Sequence[str], timeout: float, baseline: dict[str, TestResult]
+) -> list[Reason]:
+    reasons = _timeout_reason(result, timeout)
+    if result.coarse:
+        if result.exit_code != 0:
+            reasons.append(Reason("target-fails", "the test command still fails"))
+        return reasons
+    reasons += _missing_targets(result, targets)
+    mine, others = split(result, targets)
+    for t in mine:
+        if t.outcome not in (Outcome.PASSED, Outcome.XPASSED):
+            reasons.append(
+                Reason(
+                    "target-fails",
+                    f"{t.id}: red target still {_describe(t)}",
+                    test=t.id,
+                    cause=t.cause.value if t.cause else None,
+                    detail=t.message,
+                )
+            )
+    reasons += _broken(others, "test", baseline)
+    return reasons
+
+
+def judge_refactor(
+    result: RunResult, timeout: float, previous: Evidence | None, scope: str
+) -> tuple[list[Reason], list[str]]:
+    reasons = _timeout_reason(result, timeout)
+    notes: list[str] = []
+    if result.coarse:
+        if result.exit_code != 0:
+            reasons.append(Reason("test-failing", "the test command fails"))
+        return reasons, notes
+    reasons += _broken(result.tests, "test")
+    if previous is None:
+        notes.append("no evidence of the previous phase: test ids not compared")
+    elif scope == "all" and previous.scope == "all" and previous.test_ids:
+        now = {t.id for t in result.tests}
+        before = set(previous.test_ids)
+        for gone in sorted(before - now)[:20]:
+            reasons.append(Reason("test-ids-changed", f"{gone}: test disappeared", test=gone))
+        for new in sorted(now - before)[:20]:
+            reasons.append(Reason("test-ids-changed", f"{new}: new test in a refactor", test=new))
+    else:
+        notes.append("the previous phase ran a different scope: test ids not compared")
+    return reasons, notes

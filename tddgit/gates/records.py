@@ -1,0 +1,70 @@
+"""The records a gate produces: a Verdict made of Reasons, and the Plan gathered before
+the run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tddgit.evidence import Evidence
+from tddgit.lineage import State
+from tddgit.model import RunResult, TestResult
+from tddgit.staged import StagedChange
+
+PHASES = ("red", "green", "refactor")
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One reason a gate refused: a rule id, a one-line message, and the test it is about."""
+
+    rule: str
+    message: str
+    test: str | None = None
+    cause: str | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "rule": self.rule,
+            "message": self.message,
+            "test": self.test,
+            "cause": self.cause,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    phase: str
+    holds: bool
+    reasons: tuple[Reason, ...]
+    change: StagedChange
+    state: State
+    evidence: Evidence | None = None
+    run: RunResult | None = None
+    notes: tuple[str, ...] = ()
+    next_step: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "phase": self.phase,
+            "holds": self.holds,
+            "tree": self.change.tree,
+            "parent": self.change.head,
+            "reasons": [r.to_json() for r in self.reasons],
+            "changes": self.change.summary(),
+            "notes": list(self.notes),
+            "next": self.next_step,
+            "evidence": self.evidence.to_json() if self.evidence else None,
+        }
+
+
+@dataclass
+class Plan:
+    """What a gate will run and judge, gathered before the run."""
+
+    targets: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    baseline: dict[str, TestResult] = field(default_factory=dict)  # outcomes at the red
+    previous: Evidence | None = None  # refactor: the previous phase's evidence
