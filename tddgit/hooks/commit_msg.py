@@ -16,6 +16,7 @@ from tddgit.hooks.context import (
     HookContext,
     comment_char,
     first_parent,
+    index_tree,
     is_amend,
     phase_trailers,
     read_message,
@@ -97,9 +98,8 @@ def _check_evidence(
     ctx: HookContext, config: Config, phase: str, parent: str | None, amend: bool
 ) -> None:
     from tddgit.evidence import cache_get
-    from tddgit.staged import write_index_tree
 
-    tree = write_index_tree(ctx.repo)
+    tree = index_tree(ctx)
     evidence = cache_get(ctx.repo, tree, phase)
     if evidence is not None and evidence.parent == parent:
         note(HOOK, f"{phase} step verified by stored evidence (tree {tree[:10]})")
@@ -155,7 +155,6 @@ def _confirm_phase_command(ctx: HookContext, phase: str, values: list[str]) -> i
     """``tddgit red|green|refactor`` is committing: it judged this tree just before and
     stored the evidence; only confirm nothing changed in between."""
     from tddgit.evidence import cache_get
-    from tddgit.staged import write_index_tree
 
     if [v.strip().lower() for v in values][-1:] != [phase]:
         raise HookRefusal(
@@ -164,7 +163,7 @@ def _confirm_phase_command(ctx: HookContext, phase: str, values: list[str]) -> i
             "the phase command adds its own GSD-Phase trailer",
             "remove GSD-Phase trailers from the message you pass to tddgit",
         )
-    tree = write_index_tree(ctx.repo)
+    tree = index_tree(ctx)
     if cache_get(ctx.repo, tree, phase) is None:
         raise HookRefusal(
             f"the tree being committed ({tree[:10]}) is not the tree the {phase} gate judged",
@@ -205,9 +204,8 @@ def _production_changes(ctx: HookContext, config: Config, parent: str | None) ->
     """Production paths the commit changes that are not exempt."""
     from tddgit.git import EMPTY_TREE, zsplit
     from tddgit.paths import Classifier
-    from tddgit.staged import write_index_tree
 
-    tree = write_index_tree(ctx.repo)
+    tree = index_tree(ctx)
     base = parent or EMPTY_TREE
     out = ctx.repo.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, tree).stdout
     classifier = Classifier.from_config(config)

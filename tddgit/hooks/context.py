@@ -68,6 +68,20 @@ def discover(cwd: Path | None = None) -> HookContext:
     return HookContext(repo=repo, head=head)
 
 
+def index_tree(ctx: HookContext) -> str:
+    """The tree of the index being committed (``GIT_INDEX_FILE`` honoured).
+
+    One ``git write-tree``; the error cases go to ``tddgit.staged.write_index_tree`` for
+    their explanation, so the common case does not import the staged-change machinery.
+    """
+    proc = ctx.repo.run("write-tree", check=False)
+    if proc.returncode == 0:
+        return proc.stdout.decode().strip()
+    from tddgit.staged import write_index_tree
+
+    return write_index_tree(ctx.repo)
+
+
 def read_message(path: str) -> str:
     """The message file as text; git writes it in the commit encoding (UTF-8 by default)."""
     try:

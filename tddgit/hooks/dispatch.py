@@ -16,10 +16,8 @@ deterministically. Nothing else reads this variable.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,6 +64,7 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
 
     config: Config | None = None
     ctx: HookContext | None = None
+    _forget_framework_venv()
     try:
         from tddgit.config import load_config
         from tddgit.hooks.context import discover
@@ -88,6 +87,21 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:
         return _internal_error(name, exc, ctx, config)
+
+
+def _forget_framework_venv() -> None:
+    """Under the pre-commit framework, ``VIRTUAL_ENV`` names the framework's own venv for
+    tddgit, which lacks the user's project: the gate must not take it for the project's
+    interpreter (the ``python`` key, ``.venv/`` or ``venv/`` decide instead)."""
+    venv = os.environ.get("VIRTUAL_ENV")
+    if not venv or not os.environ.get("PRE_COMMIT"):
+        return
+    try:
+        same = os.path.samefile(venv, sys.prefix)
+    except OSError:
+        same = False
+    if same:
+        del os.environ["VIRTUAL_ENV"]
 
 
 def _internal_error(
@@ -127,6 +141,9 @@ def _log_error(ctx: HookContext | None, name: str, what: str, policy: str) -> Pa
     audit can tell which commits went through unchecked."""
     if ctx is None:
         return None
+    import json
+    import time
+
     record = {
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "hook": name,

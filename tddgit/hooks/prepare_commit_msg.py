@@ -16,6 +16,7 @@ from tddgit.hooks.context import (
     HookContext,
     comment_char,
     first_parent,
+    index_tree,
     is_amend,
     phase_trailers,
     read_message,
@@ -50,9 +51,8 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
 
 def _proven_phase(ctx: HookContext, parent: str | None) -> str | None:
     from tddgit.evidence import cache_get
-    from tddgit.staged import write_index_tree
 
-    evidence = cache_get(ctx.repo, write_index_tree(ctx.repo))
+    evidence = cache_get(ctx.repo, index_tree(ctx))
     if evidence is None or evidence.parent != parent:
         return None
     return evidence.phase
