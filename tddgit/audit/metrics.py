@@ -143,7 +143,10 @@ def compute(
         by_episodes[e.author_email].append(e)
     authors = []
     for email, recs in sorted(by_commits.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        part = summary(recs, by_findings[email], by_cycles[email], by_episodes[email])
+        if len(by_commits) == 1:
+            part = dict(out)  # one author: their share is the whole
+        else:
+            part = summary(recs, by_findings[email], by_cycles[email], by_episodes[email])
         authors.append({"name": names[email], "email": email, **part})
     out["authors"] = authors
     return out
