@@ -143,6 +143,26 @@ class _Demo:
         return proc.returncode
 
 
+def _evidence_excerpt(root: Path) -> str:
+    import json
+
+    raw = subprocess.run(
+        ["git", "notes", "--ref=tddgit", "show", "HEAD~2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    ev = json.loads(raw)
+    lines = [
+        f"  schema {ev['schema']}, phase {ev['phase']}, tree {ev['tree'][:10]}, "
+        f"runner {ev['runner']}, {ev['duration']} s"
+    ]
+    for t in ev["targets"]:
+        lines.append(f"  target {t['id']}: {t['outcome']} ({t['cause']}) -> {t['light']}")
+    return "\n".join(lines)
+
+
 def _has_command(name: str) -> bool:
     from tddgit.cli import cli
 
@@ -153,7 +173,7 @@ def _has_command(name: str) -> bool:
 def walk(root: Path) -> None:
     d = _Demo(root)
     d.say(f"A throwaway project in {root}")
-    d.run(["git", "init", "-q"], show=False)
+    d.run(["git", "init", "-q", "-b", "main"], show=False)
     d.write(_FILES_START)
     d.run(["git", "add", "-A"], show=False)
     d.run(["git", "commit", "-q", "-m", "Start textstats"])
@@ -189,7 +209,8 @@ def walk(root: Path) -> None:
         d.run(
             ["git", "commit", "-q", "-m", "Add README", "--trailer", "GSD-Phase: green"], expect=1
         )
-        d.run(["git", "reset", "-q", "README.md"], show=False)
+        d.run(["git", "rm", "-q", "--cached", "README.md"], show=False)
+        (root / "README.md").unlink()
 
     d.say("The history: every phase carries its trailer, and its evidence as a git note")
     d.run(
@@ -200,7 +221,12 @@ def walk(root: Path) -> None:
             "%(trailers:key=GSD-Phase,valueonly,separator=%x2C)",
         ]
     )
-    d.run(["git", "notes", "--ref=tddgit", "list"])
+    console.out(
+        console.paint(
+            "$ git notes --ref=tddgit show HEAD~2   # the red's evidence (excerpt)", "cyan"
+        )
+    )
+    console.out(_evidence_excerpt(root))
     d.run(["tddgit", "status"])
     if _has_command("audit"):
         d.say("The audit of this history")

@@ -1,0 +1,31 @@
+"""`tddgit demo` walks a whole cycle, one refused step included, in a real repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import GitRepo
+
+
+def test_demo_walks_a_cycle(repo: GitRepo, tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    proc = repo.tddgit("demo", str(target))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "✓ red holds" in out
+    assert "✗ green refused" in out and "regression" in out
+    assert "✓ green holds" in out
+    assert "✓ refactor holds" in out
+    demo = GitRepo(target)
+    phases = demo.git("log", "--format=%(trailers:key=GSD-Phase,valueonly)").split()
+    assert phases == ["refactor", "green", "red"]
+    assert len(demo.git("notes", "--ref=tddgit", "list").splitlines()) == 3
+    assert demo.git("status", "--porcelain").strip() == ""
+
+
+def test_demo_refuses_a_non_empty_directory(repo: GitRepo, tmp_path: Path) -> None:
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    proc = repo.tddgit("demo", str(tmp_path / "full"))
+    assert proc.returncode == 2
+    assert "not empty" in proc.stderr
