@@ -20,6 +20,7 @@ from tddgit.errors import RunnerError
 
 TAIL_BYTES = 64 * 1024
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 1.0  # seconds to wait for the rest of the output once the group is dead
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,21 @@ def _drain(stream: object, tail: bytearray, lock: threading.Lock) -> None:
                 del tail[: len(tail) - TAIL_BYTES]
 
 
+def _start_error(argv: Sequence[str] | str, cwd: Path, exc: OSError) -> RunnerError:
+    """Why the command could not start: a missing directory is not a missing command."""
+    if exc.filename is not None and os.fspath(exc.filename) == os.fspath(cwd):
+        return RunnerError(
+            f"cannot start the test command: directory {cwd} is missing or not a directory"
+        )
+    name = argv if isinstance(argv, str) else argv[0]
+    if isinstance(exc, FileNotFoundError):
+        return RunnerError(
+            f"cannot start the test command: {name!s} not found",
+            "install it or set `python` / `test_command` in the configuration",
+        )
+    return RunnerError(f"cannot start the test command {name!s}: {exc.strerror or exc}")
+
+
 def run_command(
     argv: Sequence[str] | str,
     cwd: Path,
@@ -70,14 +86,8 @@ def run_command(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: we can kill all of it
         )
-    except FileNotFoundError as exc:
-        name = argv if shell else argv[0]
-        raise RunnerError(
-            f"cannot start the test command: {name!s} not found",
-            "install it or set `python` / `test_command` in the configuration",
-        ) from exc
-    except PermissionError as exc:
-        raise RunnerError(f"cannot start the test command: {exc}") from exc
+    except OSError as exc:
+        raise _start_error(argv, cwd, exc) from exc
     pgid = proc.pid
     tail = bytearray()
     lock = threading.Lock()
@@ -100,8 +110,11 @@ def run_command(
         _kill_group(pgid, signal.SIGKILL)
         if proc.poll() is None:
             proc.wait()
-        reader.join(timeout=5)
-        if proc.stdout is not None:
+        # Once the group is dead only a process that left it (setsid) can hold the pipe:
+        # stop waiting for output then. Closing the stream under the still-blocked reader
+        # would hang on its buffer lock, so the daemon reader keeps it until EOF.
+        reader.join(timeout=DRAIN_GRACE)
+        if proc.stdout is not None and not reader.is_alive():
             proc.stdout.close()
     with lock:
         data = bytes(tail[-TAIL_BYTES:])
