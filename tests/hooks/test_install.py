@@ -8,7 +8,7 @@ from pathlib import Path
 from tddgit.hooks.install import HOOK_TYPES, render_shim
 from tests.conftest import REPO_ROOT, GitRepo
 from tests.hooks.conftest import git_commit
-from tests.project import stage_green, start_project
+from tests.project import stage_green, stage_red, start_project, trailer
 
 REJECT_WIP = '#!/bin/sh\nif grep -q WIP "$1"; then echo "no WIP commits" >&2; exit 1; fi\n'
 
