@@ -90,16 +90,17 @@ def _patch_start(msg: str) -> int:
 
 
 def _locate_end(msg: str, length: int, comment_char: str) -> int:
-    """``wt_status_locate_end``: where the scissors line starts.
+    """``wt_status_locate_end``: where the scissors line starts, at most ``length``.
 
-    Like git 2.39 it searches the whole text, so a scissors line after ``length`` (after a
-    ``---`` divider) still moves the end there.
+    git 2.39 searches the whole text and may return a point after ``length``; with a
+    ``---`` divider above a scissors line ``interpret-trailers`` then never returns (an
+    old bug fixed upstream by clamping to ``length``). We clamp, as fixed git does.
     """
     pattern = f"\n{comment_char} {_CUT_LINE}"
     if msg.startswith(pattern[1:]):
         return 0
-    pos = msg.find(pattern)
-    return pos + 1 if pos >= 0 else length
+    pos = msg.find(pattern, 0, length + len(pattern))
+    return min(pos + 1, length) if pos >= 0 else length
 
 
 def _trailer_end(msg: str, divider: bool, comment_char: str) -> int:
