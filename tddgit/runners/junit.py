@@ -156,6 +156,8 @@ RULES: tuple[_Rule, ...] = (
         Cause.SYNTAX, "type", re.compile(r"(?:^|[.\s])(?:SyntaxError|IndentationError|TabError)\b")
     ),
     _Rule(Cause.FIXTURE, "type", re.compile(r"^HookFailed$")),  # tddgit's node reporter
+    _Rule(Cause.CRASH, "type", re.compile(r"(?i)\babort|\bsignal\b|segfault|\bcrash")),
+    _Rule(Cause.CRASH, "message", re.compile(r"\bSIG(?:SEGV|ABRT|BUS|ILL)\b|Segmentation fault")),
     _Rule(Cause.NOT_IMPLEMENTED, "type", re.compile(r"NotImplemented")),
     _Rule(
         Cause.ASSERTION,
@@ -164,7 +166,11 @@ RULES: tuple[_Rule, ...] = (
     ),
     _Rule(Cause.TIMEOUT, "message", re.compile(r"Exceeded timeout of \d+ ?ms|timed out after")),
     _Rule(Cause.TIMEOUT, "text", re.compile(r"(?m)^panic: test timed out after")),
-    _Rule(Cause.NOT_IMPLEMENTED, "message", re.compile(r"(?i)\bnot (?:yet )?implemented\b")),
+    _Rule(
+        Cause.NOT_IMPLEMENTED,
+        "message",
+        re.compile(r"(?i)\bnot (?:yet )?implemented\b|^NotImplemented(?:Error|Exception)?\b"),
+    ),
     _Rule(
         Cause.ASSERTION, "message", re.compile(r"^(?:AssertionError\b|assert\b)|(?:^|\W)expect\(")
     ),
