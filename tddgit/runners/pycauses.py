@@ -85,10 +85,10 @@ class Project:
     def in_tree(self, module: str) -> str | None:
         """Where a top-level module lives in the project tree (root or ``src/``), if it does."""
         for base in ("", "src/"):
-            for candidate in (f"{base}{module}.py", f"{base}{module}"):
-                p = self.root / candidate
-                if p.is_file() or (p.is_dir() and candidate.endswith(module)):
-                    return candidate
+            if (self.root / f"{base}{module}.py").is_file():
+                return f"{base}{module}.py"
+            if (self.root / f"{base}{module}").is_dir():
+                return f"{base}{module}/"
         return None
 
     @property

@@ -200,9 +200,10 @@ class PytestRunner:
     def _env(
         self, request: RunRequest, project_root: Path, out: Path, select: Path | None
     ) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         given = dict(request.env or {})
-        env.update(given)
+        env = {**os.environ, **given}
+        for name in _DROPPED_ENV:  # also when a gate passes a copy of a hook's environment
+            env.pop(name, None)
         # The gates point imports at a snapshot through PYTHONPATH: keep it, probe first.
         pythonpath = env.get("PYTHONPATH")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE_DIR), pythonpath]))

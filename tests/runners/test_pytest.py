@@ -385,8 +385,9 @@ def test_timeout_kills_the_hanging_test_and_its_forked_child(tmp_path: Path) -> 
         },
     )
     start = time.monotonic()
-    result = run(root, timeout=3, env={"CHILD_PIDFILE": str(pidfile)})
-    assert time.monotonic() - start < 20
+    # long enough for pytest to start on a loaded machine; the hanging test waits 300 s
+    result = run(root, timeout=6, env={"CHILD_PIDFILE": str(pidfile)})
+    assert time.monotonic() - start < 30
     assert result.timed_out
     by_id = result.by_id()
     assert by_id["tests/test_hang.py::test_first"].outcome is Outcome.PASSED
@@ -447,6 +448,11 @@ def test_user_config_applies_and_pythonpath_from_the_request_is_honoured(tmp_pat
                 def test_uses_the_request_pythonpath():
                     assert helperlib.VALUE == 42
 
+                def test_environment_is_clean():
+                    import os
+                    assert "GIT_INDEX_FILE" not in os.environ  # a hook's index must not leak
+                    assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
+
                 def test_fails():
                     assert helperlib.VALUE == 0
 
@@ -456,9 +462,11 @@ def test_user_config_applies_and_pythonpath_from_the_request_is_honoured(tmp_pat
             "tests/test_ignored.py": "def test_ignored():\n    pass\n",
         },
     )
-    result = run(root, env={"PYTHONPATH": str(lib)})
+    result = run(root, env={"PYTHONPATH": str(lib), "GIT_INDEX_FILE": str(tmp_path / "idx")})
     by_id = result.by_id()
+    assert by_id["checks/check_things.py::test_environment_is_clean"].light is Light.GREEN
     assert set(by_id) == {
+        "checks/check_things.py::test_environment_is_clean",
         "checks/check_things.py::test_uses_the_request_pythonpath",
         "checks/check_things.py::test_fails",
         "checks/check_things.py::test_not_run_because_of_x",
@@ -474,7 +482,7 @@ def test_works_under_xdist_from_the_users_addopts(tmp_path: Path) -> None:
     root = make_project(
         tmp_path,
         {
-            "pytest.ini": "[pytest]\naddopts = -n 2\n",
+            "pytest.ini": "[pytest]\naddopts = -n 1\n",  # one worker: still controller + worker
             "calc.py": "def add(a, b):\n    raise NotImplementedError\n",
             "test_x.py": """
                 import calc
@@ -583,3 +591,17 @@ def test_results_are_test_results(causes: tuple[Path, RunResult]) -> None:
     _, result = causes
     assert all(isinstance(t, TestResult) for t in result.tests)
     assert "-p" in result.command and "tddgit_probe" in result.command
+
+
+def test_the_probe_imports_alone_without_tddgit() -> None:
+    from tddgit.runners.pytest import PROBE_DIR
+
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tddgit_probe; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'tddgit'))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(PROBE_DIR)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
