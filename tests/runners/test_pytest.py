@@ -510,6 +510,8 @@ def test_ids_are_relative_to_the_run_root_when_pytest_rootdir_differs(tmp_path: 
     root = make_project(tmp_path, {"tests/unit/test_u.py": "def test_u():\n    pass\n"})
     result = run(root, "tests/unit/test_u.py")
     assert [t.id for t in result.tests] == ["tests/unit/test_u.py::test_u"]
+    result = run(root, ".", "tests/unit")  # directories select everything under them
+    assert [t.id for t in result.tests] == ["tests/unit/test_u.py::test_u"]
 
 
 # -- interpreter ------------------------------------------------------------------------------

@@ -369,7 +369,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 
 def _matches(test_id: str, wanted: str) -> bool:
-    if test_id == wanted:
+    if test_id == wanted or wanted in (".", ""):
         return True
     return test_id.startswith((wanted + "::", wanted + "[", wanted.rstrip("/") + "/"))
 
