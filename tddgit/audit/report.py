@@ -12,8 +12,8 @@ from typing import IO, Any
 
 from tddgit.audit.model import SCHEMA, AuditReport
 
-# "html" arrives with its renderer; the CLI offers exactly these.
-FORMATS = ("text", "json", "markdown", "sarif")
+# The CLI offers exactly these.
+FORMATS = ("text", "json", "markdown", "sarif", "html")
 
 
 def render(report: AuditReport, fmt: str, stream: IO[str]) -> None:
@@ -31,6 +31,10 @@ def render(report: AuditReport, fmt: str, stream: IO[str]) -> None:
         from tddgit.audit.render_sarif import sarif_document
 
         stream.write(json.dumps(sarif_document(report), indent=2, ensure_ascii=False) + "\n")
+    elif fmt == "html":
+        from tddgit.audit.render_html import write_html
+
+        write_html(report, stream)
     else:  # the CLI's Choice keeps this unreachable
         raise ValueError(f"unknown format {fmt!r}")
 

@@ -11,8 +11,8 @@ import click
 from tddgit.cli import app
 from tddgit.errors import Refused, UsageError
 
-# Formats whose renderer exists; "html" joins when it lands (tddgit.audit.report.FORMATS).
-_FORMATS = ("text", "json", "markdown", "sarif")
+# Formats whose renderer exists (tddgit.audit.report.FORMATS).
+_FORMATS = ("text", "json", "markdown", "sarif", "html")
 _PATHS_KEY = "tddgit.audit.paths"
 
 
