@@ -23,7 +23,7 @@ import contextlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import IO
 
 from tddgit.errors import GitError, UsageError
@@ -189,33 +189,42 @@ def _parse_stream(stream: IO[bytes], with_files: bool) -> Iterator[Commit]:
     fd = stream.fileno()
     tail = b""
     pending: list[str] = []
+    pending_clean = True
     while True:
         data = os.read(fd, _CHUNK)
         if not data:
             break
-        data = tail + data
+        if tail:
+            data = tail + data
         cut = data.rfind(b"\0")
         if cut < 0:
             tail = data
             continue
         tail = data[cut + 1 :]
-        tokens = _decode(data[:cut]).split("\0")
+        text, clean = _decode(data[:cut])
+        tokens = text.split("\0")
         if pending:
             tokens = pending + tokens
-        commits, used = _parse_tokens(tokens, with_files, eof=False)
-        yield from commits
+            clean = clean and pending_clean
+        used = yield from _parse_tokens(tokens, with_files, False, clean)
         pending = tokens[used:]
+        pending_clean = clean
     if tail:
-        pending.append(_decode(tail))
+        text, clean = _decode(tail)
+        pending.append(text)
+        pending_clean = pending_clean and clean
     if pending:
-        commits, used = _parse_tokens(pending, with_files, eof=True)
-        yield from commits
+        used = yield from _parse_tokens(pending, with_files, True, pending_clean)
         if used != len(pending):
             raise GitError("could not read git log output (unexpected format)")
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
+def _decode(data: bytes) -> tuple[str, bool]:
+    """The text of a chunk, and whether it was all valid UTF-8 (the usual, fast case)."""
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape"), False
 
 
 def _text(s: str) -> str:
@@ -227,80 +236,75 @@ def _text(s: str) -> str:
     return s
 
 
-def _parse_tokens(tokens: list[str], with_files: bool, eof: bool) -> tuple[list[Commit], int]:
-    """Parse as many complete commits as ``tokens`` hold; returns them and tokens used.
+def _same(s: str) -> str:
+    return s
+
+
+def _parse_tokens(
+    t: list[str], with_files: bool, eof: bool, clean: bool
+) -> Generator[Commit, None, int]:
+    """Yield the complete commits in tokens ``t``; returns how many tokens they used.
 
     A commit is complete once the next commit's first field is seen, or at ``eof``: until
-    then more file entries of it may still arrive.
+    then more file entries of it may still arrive. One flat loop, because this runs once
+    per commit and per file of the whole history.
     """
-    out: list[Commit] = []
-    n = len(tokens)
+    text = _same if clean else _text
+    n = len(t)
     i = 0
     while i + _HEADER_FIELDS <= n:
         j = i + _HEADER_FIELDS
         files: tuple[FileChange, ...] = ()
-        if with_files and j < n and tokens[j][:1] == "\n":
-            parsed = _parse_files(tokens, j, eof)
-            if parsed is None:
-                break
-            files, j = parsed
-        elif j >= n and not eof:
-            break  # the file list (or nothing) is in the next chunk
-        out.append(_commit(tokens, i, files))
-        i = j
-    return out, i
-
-
-def _parse_files(tokens: list[str], j: int, eof: bool) -> tuple[tuple[FileChange, ...], int] | None:
-    """The ``--name-status -z`` entries starting at ``tokens[j]``, or None if incomplete."""
-    n = len(tokens)
-    files: list[FileChange] = []
-    status = tokens[j][1:]  # the first status carries the "\n" that ends the header
-    while True:
-        if status[:1] in ("R", "C"):
-            if j + 2 >= n:
-                return None
-            files.append(FileChange(status[0], tokens[j + 2], tokens[j + 1]))
-            j += 3
-        else:
-            if j + 1 >= n:
-                return None
-            files.append(FileChange(status[:1], tokens[j + 1]))
-            j += 2
         if j >= n:
             if not eof:
-                return None
-            break
-        status = tokens[j]
-        # A status is a letter and maybe a score ("R100"); the next commit starts with
-        # its hash (40 or 64 hex digits), so length tells them apart.
-        if len(status) > 8 or not status:
-            break
-    return tuple(files), j
-
-
-def _commit(t: list[str], i: int, files: tuple[FileChange, ...]) -> Commit:
-    sha = t[i]
-    if len(sha) not in (40, 64):
-        raise GitError(f"could not read git log output (expected a commit id, got {sha[:20]!r})")
-    parents = t[i + 1]
-    raw_trailers = t[i + 7]
-    message = _text(t[i + 8])
-    trailers: tuple[tuple[str, str], ...] = ()
-    if raw_trailers:
-        trailers = _split_trailers(_text(raw_trailers), message)
-    return Commit(
-        sha=sha,
-        parents=tuple(parents.split(" ")) if parents else (),
-        tree=t[i + 2],
-        author_name=_text(t[i + 3]),
-        author_email=_text(t[i + 4]),
-        author_time=int(t[i + 5]),
-        committer_time=int(t[i + 6]),
-        message=message,
-        trailers=trailers,
-        files=files,
-    )
+                return i  # the file list (or the next commit) is in the next chunk
+        elif with_files and t[j][:1] == "\n":
+            found: list[FileChange] = []
+            status = t[j][1:]  # the first status carries the "\n" that ends the header
+            while True:
+                code = status[:1]
+                if code == "R" or code == "C":
+                    if j + 2 >= n:
+                        return i
+                    found.append(FileChange(code, t[j + 2], t[j + 1]))
+                    j += 3
+                else:
+                    if j + 1 >= n:
+                        return i
+                    found.append(FileChange(code, t[j + 1]))
+                    j += 2
+                if j >= n:
+                    if not eof:
+                        return i
+                    break
+                status = t[j]
+                # A status is a letter and maybe a score ("R100"); the next commit starts
+                # with its hash (40 or 64 hex digits), so length tells them apart.
+                if len(status) > 8 or not status:
+                    break
+            files = tuple(found)
+        sha = t[i]
+        if len(sha) != 40 and len(sha) != 64:
+            raise GitError(
+                f"could not read git log output (expected a commit id, got {sha[:20]!r})"
+            )
+        parents = t[i + 1]
+        message = text(t[i + 8])
+        raw_trailers = t[i + 7]
+        yield Commit(
+            sha,
+            tuple(parents.split(" ")) if parents else (),
+            t[i + 2],
+            text(t[i + 3]),
+            text(t[i + 4]),
+            int(t[i + 5]),
+            int(t[i + 6]),
+            message,
+            _split_trailers(text(raw_trailers), message) if raw_trailers else (),
+            files,
+        )
+        i = j
+    return i
 
 
 def _split_trailers(raw: str, message: str) -> tuple[tuple[str, str], ...]:
