@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -69,6 +71,20 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
     help="Exit 1 when conformance is below PCT.",
 )
 @click.option("--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Re-run the tests at declared red and green commits in temporary worktrees "
+    "(executes the repository's code) and report where the declared phase does not hold.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Test runs in parallel for --verify.",
+)
 @click.pass_context
 def audit(
     ctx: click.Context,
@@ -81,6 +97,8 @@ def audit(
     output: Path | None,
     fail_under: float | None,
     fail_on: str | None,
+    verify: bool,
+    jobs: int,
 ) -> None:
     """Report how test-first a history was: phases, cycles, findings and metrics.
 
@@ -95,6 +113,8 @@ def audit(
       tddgit audit --format sarif -o audit.sarif
       tddgit audit --fail-under 80 --fail-on green-without-red,refactor-while-red
       tddgit audit HEAD -- src/parser            # only commits touching a path
+      tddgit audit --format html -o audit.html   # a timeline to open in a browser
+      tddgit audit --verify --jobs 4             # re-run the tests of declared commits
     """
     from tddgit import console
     from tddgit.audit import AuditOptions, run_audit
@@ -110,11 +130,32 @@ def audit(
         paths=ctx.meta.get(_PATHS_KEY, ()),
     )
     with console.progress("auditing history") as bar:
+        verifier = _verifier(a, jobs, bar) if verify else None
+        if verifier is not None:
+            options = replace(options, post_checks=(*options.post_checks, verifier))
         report = run_audit(a.repo, a.config, options, progress=bar)
+    if verifier is not None:
+        console.err(verifier.summary())
     if as_json:
         fmt = "json"
     _write(report, fmt, output, render)
     _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
+
+
+def _verifier(a: Any, jobs: int, bar: Any) -> Any:
+    """The --verify post-check; says first, on stderr, that it runs the repository's code."""
+    from tddgit import console
+    from tddgit.audit.verify import Verifier
+
+    console.warn(
+        "--verify executes this repository's code: it re-runs the tests at declared red "
+        f"and green commits in temporary worktrees ({jobs} at a time, timeout "
+        f"{a.config.timeout:g} s each)"
+    )
+    # On a terminal the progress line shows each result; elsewhere (CI logs) one line each.
+    drawn = sys.stderr.isatty() and not os.environ.get("TDDGIT_NO_PROGRESS")
+    show = bar.update if drawn else console.err
+    return Verifier(a.repo, a.config, jobs=jobs, on_event=show)
 
 
 def _write(report: Any, fmt: str, output: Path | None, render: Any) -> None:
