@@ -31,6 +31,9 @@ def _env() -> dict[str, str]:
         env.setdefault(f"GIT_{var}_NAME", "bench")
         env.setdefault(f"GIT_{var}_EMAIL", "bench@example.com")
     env.pop("VIRTUAL_ENV", None)
+    # Both sides as a user's shell has them: bytecode caching on (this machine's
+    # environment disables it globally, which would make plain pytest recompile each run).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["TDDGIT_NO_PROGRESS"] = "1"
     return env
 
@@ -79,7 +82,7 @@ def main() -> None:
     args = ap.parse_args()
     root = build(args.files, args.tests_per_file)
     py = sys.executable
-    plain = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    plain = [py, "-m", "pytest", "-q"]  # what a user runs: cache provider on
     gate = [py, "-m", "tddgit", "red", "--no-commit"]
     timed(plain, root, 1)  # warm the OS caches for both
     timed(gate, root, 0)

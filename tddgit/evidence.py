@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,6 +199,8 @@ def cache_put(repo: Repo, evidence: Evidence) -> Path:
     """Store evidence for its tree atomically: write a temp file, fsync, rename over."""
     path = _cache_path(repo, evidence.tree, evidence.phase)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # lazily: hooks that only read evidence never need it
+
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -88,6 +87,8 @@ def _store(repo: Repo, commit: str, state: State) -> None:
     path = _cache_file(repo, commit)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # lazily: the hook fast path only reads states
+
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         with os.fdopen(fd, "w") as fh:
             json.dump(state.to_json(), fh)

@@ -48,6 +48,7 @@ def run(ctx: click.Context, tests: tuple[str, ...], as_json: bool) -> None:
         tests=wanted if runner.selects_tests else (),
         timeout=config.timeout,
         project_root=repo.root,
+        bytecode_cache=repo.tddgit_dir / "pycache",
     )
     with console.progress(f"running {runner.name} tests in {repo.root.name}"):
         result = runner.run(request)

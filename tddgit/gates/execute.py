@@ -87,6 +87,7 @@ def execute(
             timeout=config.timeout,
             env=env,
             project_root=repo.root,
+            bytecode_cache=None if risky else repo.tddgit_dir / "pycache",
         )
         if on_progress:
             on_progress(f"{phase} gate: running {runner.name} on tree {change.tree[:10]}")

@@ -15,7 +15,9 @@ from tddgit.model import RunResult
 @dataclass(frozen=True)
 class RunRequest:
     """What to run: in which directory (the repo root or a snapshot of the index), which
-    tests (runner-native ids or test file paths; empty = all), and for how long."""
+    tests (runner-native ids or test file paths; empty = all), and for how long.
+
+    ``env`` holds variables added on top of the current environment."""
 
     root: Path
     tests: tuple[str, ...] = ()
@@ -24,6 +26,10 @@ class RunRequest:
     # The repo root of the user's work tree (for `python = auto` discovery of .venv etc.);
     # differs from ``root`` when running on a snapshot.
     project_root: Path | None = None
+    # A directory tddgit owns (inside the git dir) where the runner may cache compiled
+    # bytecode, so repeated runs stay as fast as plain pytest without writing __pycache__
+    # into the user's tree. None: write no bytecode at all (e.g. on a throwaway snapshot).
+    bytecode_cache: Path | None = None
 
 
 class Runner(Protocol):

@@ -77,13 +77,24 @@ def resolve_python(config: Config, project_root: Path) -> str:
         return _configured_python(value, project_root)
     candidates = [project_root / ".venv", project_root / "venv"]
     venv = os.environ.get("VIRTUAL_ENV")
-    if venv:
+    if venv and not _framework_venv(venv):
         candidates.insert(0, Path(venv))
     for env_dir in candidates:
         found = _venv_python(env_dir)
         if found is not None:
             return str(found)
     return sys.executable
+
+
+def _framework_venv(venv: str) -> bool:
+    """pre-commit runs hooks with VIRTUAL_ENV set to its own venv, which holds tddgit but
+    not the user's project: never take that one for the project's interpreter."""
+    if not os.environ.get("PRE_COMMIT"):
+        return False
+    try:
+        return os.path.samefile(venv, sys.prefix)
+    except OSError:
+        return False
 
 
 def _configured_python(value: str, project_root: Path) -> str:
@@ -207,7 +218,13 @@ class PytestRunner:
         # The gates point imports at a snapshot through PYTHONPATH: keep it, probe first.
         pythonpath = env.get("PYTHONPATH")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE_DIR), pythonpath]))
-        env["PYTHONDONTWRITEBYTECODE"] = "1"  # a gate must not leave __pycache__ behind
+        # Never leave __pycache__ in the user's tree: cache bytecode in tddgit's own dir
+        # (pytest's assertion rewriting honours sys.pycache_prefix too), or write none.
+        if request.bytecode_cache is not None:
+            env["PYTHONPYCACHEPREFIX"] = str(request.bytecode_cache)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
         env.setdefault("PY_COLORS", "0")
         env["TDDGIT_PROBE_OUT"] = str(out)
         if select is not None:
