@@ -1,0 +1,164 @@
+"""Audit throughput (PRODUCT.md §11): tddgit against plain ``git log`` on the same history.
+
+For each size N (synthetic repositories from ``bench/synth.py``), side by side over
+several runs (medians):
+
+- ``git log -z --name-status HEAD`` wall time (output discarded): the baseline;
+- the tddgit side: ``tddgit audit --format json > /dev/null`` when that command exists,
+  otherwise a loop over ``tddgit.history.read_history`` (labelled as such);
+- their ratio (target <= 1.5x), the tddgit process's peak RSS (target <= 300 MiB at 100k;
+  ``os.wait4`` of the child, which also covers the git process it waited for), and
+  seconds per 1k commits at every size (target: flat from 10k to 100k).
+
+    python bench/audit_throughput.py                      # 10k and 100k, 3 runs
+    python bench/audit_throughput.py --sizes 10000 --runs 5
+    python bench/audit_throughput.py --detectors none     # passed on as --detectors none
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.synth import ensure_repo  # noqa: E402
+
+RATIO_TARGET = 1.5
+RSS_TARGET_MIB = 300
+
+_READ_LOOP = """
+import sys
+from tddgit.git import find_repo
+from tddgit.history import read_history
+n = files = 0
+for c in read_history(find_repo(sys.argv[1])):
+    n += 1
+    files += len(c.files)
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    max_rss_mib: float
+
+
+def timed(cmd: list[str], cwd: Path) -> Run:
+    """Run ``cmd`` with stdout discarded; wall time and the child's peak RSS."""
+    env = {**os.environ, "TDDGIT_NO_PROGRESS": "1", "NO_COLOR": "1"}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed with exit code {proc.returncode}")
+    return Run(elapsed, usage.ru_maxrss / 1024)  # ru_maxrss is KiB on Linux
+
+
+def audit_available() -> bool:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tddgit", "audit", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    return proc.returncode == 0
+
+
+def tddgit_command(
+    repo: Path, use_audit: bool, detectors: str | None, forced: bool = False
+) -> tuple[str, list[str]]:
+    if use_audit:
+        cmd = [sys.executable, "-m", "tddgit", "-C", str(repo), "audit", "--format", "json"]
+        if detectors is not None:
+            cmd += ["--detectors", detectors]
+        return "tddgit audit --format json", cmd
+    why = "--reader" if forced else "no audit command yet"
+    return f"read_history loop ({why})", [sys.executable, "-c", _READ_LOOP, str(repo)]
+
+
+def median(runs: list[Run]) -> Run:
+    return Run(statistics.median(r.seconds for r in runs), max(r.max_rss_mib for r in runs))
+
+
+def bench_size(n: int, runs: int, use_audit: bool, detectors: str | None) -> dict[str, float]:
+    repo = ensure_repo(n)
+    _, cmd = tddgit_command(repo, use_audit, detectors)
+    git_cmd = ["git", "log", "-z", "--name-status", "HEAD"]
+    timed(git_cmd, repo)  # warm the page cache for both sides
+    git_runs, ours = [], []
+    for _ in range(runs):  # interleaved, so drift in machine load hits both sides alike
+        git_runs.append(timed(git_cmd, repo))
+        ours.append(timed(cmd, repo))
+    g, t = median(git_runs), median(ours)
+    row = {
+        "n": n,
+        "git_s": g.seconds,
+        "tddgit_s": t.seconds,
+        "ratio": t.seconds / g.seconds,
+        "git_rss_mib": g.max_rss_mib,
+        "rss_mib": t.max_rss_mib,
+        "git_s_per_1k": g.seconds / (n / 1000),
+        "s_per_1k": t.seconds / (n / 1000),
+    }
+    print(
+        f"{n:>8} | {g.seconds:7.2f} s | {t.seconds:7.2f} s | {row['ratio']:5.2f}x "
+        f"{_mark(row['ratio'] <= RATIO_TARGET)} | {g.max_rss_mib:5.0f} MiB | "
+        f"{t.max_rss_mib:5.0f} MiB {_mark(t.max_rss_mib <= RSS_TARGET_MIB)} | "
+        f"{row['git_s_per_1k']:6.3f} | {row['s_per_1k']:6.3f}",
+        flush=True,
+    )
+    return row
+
+
+def _mark(ok: bool) -> str:
+    return "ok  " if ok else "OVER"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--detectors", default=None, help="passed on to `tddgit audit --detectors VALUE`"
+    )
+    parser.add_argument(
+        "--reader", action="store_true", help="time the read_history loop even if audit exists"
+    )
+    args = parser.parse_args(argv)
+
+    use_audit = not args.reader and audit_available()
+    label, _ = tddgit_command(Path("."), use_audit, args.detectors, forced=args.reader)
+    print(f"tddgit side: {label}; {args.runs} runs, medians; peak RSS = max over runs")
+    print(f"targets: ratio <= {RATIO_TARGET}x, peak RSS <= {RSS_TARGET_MIB} MiB, s/1k flat")
+    print(
+        " commits | git log   | tddgit    | ratio      | git RSS   | tddgit RSS     "
+        "| s/1k git | s/1k tddgit"
+    )
+    rows = [bench_size(n, args.runs, use_audit, args.detectors) for n in args.sizes]
+    if len(rows) > 1:
+        first, last = rows[0], rows[-1]
+        ours = last["s_per_1k"] / first["s_per_1k"]
+        gits = last["git_s_per_1k"] / first["git_s_per_1k"]
+        # git's own cost per commit grows with the tree (more files to diff per commit);
+        # what tddgit adds per commit is what must stay flat.
+        print(
+            f"cost per commit {first['n']:,} -> {last['n']:,}: tddgit x{ours:.2f}, "
+            f"git log x{gits:.2f}; tddgit relative to git x{ours / gits:.2f} "
+            f"({'flat' if ours / gits <= 1.15 else 'NOT flat'})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
