@@ -22,8 +22,8 @@ demo: $(STAMP)
 	$(BIN)/tddgit demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check tddgit tests bench
-	$(BIN)/ruff format --check tddgit tests bench
+	$(BIN)/ruff check tddgit tests bench scripts
+	$(BIN)/ruff format --check tddgit tests bench scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
