@@ -74,6 +74,7 @@ def _log_args(
         "-z",
         "--topo-order",
         f"--format={_FORMAT}",
+        "--encoding=UTF-8",  # whatever i18n.logOutputEncoding says: we decode UTF-8
         "--no-color",
     ]
     if with_files:

@@ -339,3 +339,11 @@ def _trickle(fd: int, data: bytes, size: int) -> None:
             w.write(data[i : i + size])
             if i % (size * 16) == 0:
                 time.sleep(0)  # let the reader see short reads
+
+
+def test_output_encoding_config_does_not_change_what_we_read(repo: GitRepo) -> None:
+    repo.write("a", "1")
+    repo.commit("Café ✓")
+    repo.git("config", "i18n.logOutputEncoding", "ISO-8859-1")
+    (c,) = read_history(_repo(repo))
+    assert c.message == "Café ✓\n"
