@@ -173,6 +173,7 @@
     for (var k = 0; k < n; k += step) {
       var lab = el("span", null, day(B.start[k]));
       lab.style.left = (100 * (k + 0.5) / n) + "%";
+      if (k === 0) lab.style.transform = "none";
       put(axis, lab);
     }
     return put(box, bars, axis, el("div", "rowlabel", "findings per " + B.unit + " (dark = has errors)"), fbars);
