@@ -68,16 +68,17 @@ def judge_red(result: RunResult, targets: Sequence[str], timeout: float) -> list
             )
         elif t.light is Light.AMBER:
             reasons.append(
-                Reason(
-                    "target-amber",
-                    f"{t.id}: fails for the wrong reason: {_describe(t)}",
-                    test=t.id,
-                    cause=t.cause.value if t.cause else None,
-                    detail=t.message,
-                )
+                _about(t, "target-amber", f"{t.id}: fails for the wrong reason: {_describe(t)}")
             )
     reasons += _broken(others, "pre-existing test")
     return reasons
+
+
+def _about(t: TestResult, rule: str, message: str) -> Reason:
+    """A reason about one test, carrying its cause and the runner's message."""
+    return Reason(
+        rule, message, test=t.id, cause=t.cause.value if t.cause else None, detail=t.message
+    )
 
 
 def _broken(
@@ -92,15 +93,7 @@ def _broken(
             continue  # it already failed at the red: not this step's regression
         rule = "regression" if before is not None or baseline is None else "test-failing"
         when = " (passed at the red)" if before is not None else ""
-        reasons.append(
-            Reason(
-                rule,
-                f"{t.id}: {what} now {_describe(t)}{when}",
-                test=t.id,
-                cause=t.cause.value if t.cause else None,
-                detail=t.message,
-            )
-        )
+        reasons.append(_about(t, rule, f"{t.id}: {what} now {_describe(t)}{when}"))
     return reasons
 
 
@@ -116,15 +109,7 @@ def judge_green(
     mine, others = split(result, targets)
     for t in mine:
         if t.outcome not in (Outcome.PASSED, Outcome.XPASSED):
-            reasons.append(
-                Reason(
-                    "target-fails",
-                    f"{t.id}: red target still {_describe(t)}",
-                    test=t.id,
-                    cause=t.cause.value if t.cause else None,
-                    detail=t.message,
-                )
-            )
+            reasons.append(_about(t, "target-fails", f"{t.id}: red target still {_describe(t)}"))
     reasons += _broken(others, "test", baseline)
     return reasons
 
