@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test lint typecheck pytest bench clean
+.PHONY: all install demo test lint typecheck pytest bench clean chromium
 
 all: test
 
@@ -28,7 +28,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# The HTML report's browser test needs a headless Chromium: install Debian's when we can
+# (as root with apt); otherwise that one test is skipped with its reason.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    { apt-get update -q >/dev/null 2>&1; \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; }; } || \
+	  echo "make: no Chromium; the HTML report's browser test will be skipped"
+
+pytest: $(STAMP) chromium
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest
