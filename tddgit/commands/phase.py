@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import click
 
-from tddgit import console
+from tddgit import console, faults
 from tddgit.cli import app
 from tddgit.errors import UsageError
 from tddgit.evidence import NOTES_REF, cache_put, write_note
@@ -112,6 +112,7 @@ def _phase_command(phase: str) -> click.Command:
             raise UsageError("-m and -F cannot be combined", "use one of them")
         a = app(ctx)
         repo, config = a.repo, a.config
+        faults.point("phase.before-gate")
         with console.progress(f"{phase} gate") as bar:
             verdict = run_gate(repo, config, phase, tests, on_progress=bar.update)
         if not verdict.holds or no_commit or not as_json:
@@ -127,11 +128,13 @@ def _phase_command(phase: str) -> click.Command:
                     "plain `git commit` (the hooks add the trailer) or rerun without --no-commit"
                 )
             return 0
+        faults.point("phase.before-commit")
         commit = _commit(
             repo, phase, messages, msg_file, author, signoff, no_edit, edit, quiet_stdout=as_json
         )
         if commit is None:
             raise _CommitFailed(verdict.change.tree)
+        faults.point("phase.after-commit")
         _attach(repo, commit, verdict)
         if as_json:
             payload = verdict.to_json()
