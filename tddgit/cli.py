@@ -6,9 +6,11 @@ Subcommands live in ``tddgit.commands.<module>`` and are imported only when invo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -143,6 +145,24 @@ def _terminate_as_interrupt() -> None:
         pass  # not the main thread (embedded use): leave signals alone
 
 
+@contextlib.contextmanager
+def _scratch() -> Iterator[None]:
+    """Every temporary file of this run lives in one ``tddgit-<pid>-*`` directory, removed
+    at exit; a later run removes it if this one is killed (tddgit.snapshot)."""
+    from tddgit.snapshot import use_scratch_dir
+
+    try:
+        scratch = use_scratch_dir()
+        scratch.__enter__()
+    except OSError:
+        yield  # an unwritable TMPDIR is reported by whatever needs it
+        return
+    try:
+        yield
+    finally:
+        scratch.__exit__(None, None, None)
+
+
 def run(argv: list[str]) -> int:
     """Run the CLI and map every error to its exit code and one line (PRODUCT.md §2)."""
     from tddgit import console
@@ -150,7 +170,8 @@ def run(argv: list[str]) -> int:
     debug = "--debug" in argv or _debug_env()
     _terminate_as_interrupt()
     try:
-        rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)
+        with _scratch():
+            rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tddgit import faults
+from tddgit.errors import GitError
 from tddgit.git import Repo
 from tddgit.model import Cause, Outcome, TestResult
 
@@ -201,18 +203,38 @@ def cache_put(repo: Repo, evidence: Evidence) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # lazily: hooks that only read evidence never need it
 
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(evidence.dumps())
             fh.flush()
             os.fsync(fh.fileno())
+        faults.point("evidence.write")
         os.replace(tmp, path)  # atomic: readers see the old file or the whole new one
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    sweep_stale_temps(path.parent)
     return path
+
+
+TMP_PREFIX = ".tmp-"
+
+
+def sweep_stale_temps(directory: Path) -> None:
+    """Remove temp files a killed writer left (``.tmp-<pid>-*`` of a dead pid). Readers
+    never look at them; this only keeps the git dir tidy after a kill -9."""
+    from tddgit.snapshot import pid_alive
+
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if not entry.name.startswith(TMP_PREFIX):
+                continue
+            pid = entry.name[len(TMP_PREFIX) :].split("-", 1)[0]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def cache_get(repo: Repo, tree: str, phase: str | None = None) -> Evidence | None:
@@ -245,17 +267,38 @@ def cache_discard(repo: Repo, tree: str, phase: str) -> None:
 # --- notes ------------------------------------------------------------------------------
 
 
+NOTE_ATTEMPTS = 40
+
+# What git says when another process updated (or is updating) the notes ref at the same time.
+_REF_RACE = (b"cannot lock ref", b".lock': File exists", b"but expected", b"unable to update")
+
+
 def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
-    """Attach evidence to ``commit`` under refs/notes/tddgit (replacing an older note)."""
-    repo.run(
-        "notes",
-        f"--ref={NOTES_REF}",
-        "add",
-        "-f",
-        "-F",
-        "-",
-        commit,
-        input=evidence.dumps().encode("utf-8"),
+    """Attach evidence to ``commit`` under refs/notes/tddgit (replacing an older note).
+
+    `git notes add` updates the notes ref with a compare-and-swap: when another tddgit
+    process (a second gate, a post-commit hook) updated it in between, git refuses rather
+    than lose that note. Then we retry on top of the new tip, with a growing, jittered
+    pause; after NOTE_ATTEMPTS a GitError says so (the evidence stays in the cache)."""
+    import random
+    import time
+
+    data = evidence.dumps().encode("utf-8")
+    faults.point("note.write")
+    for attempt in range(NOTE_ATTEMPTS):
+        proc = repo.run(
+            "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", commit, input=data, check=False
+        )
+        if proc.returncode == 0:
+            return
+        if not any(m in proc.stderr for m in _REF_RACE):
+            break
+        time.sleep(min(0.5, 0.01 * (attempt + 1)) * (0.5 + random.random()))
+    err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    raise GitError(
+        f"could not write the evidence note for {commit[:10]}: "
+        f"{err[-1] if err else f'exit code {proc.returncode}'}",
+        "the evidence stays in tddgit's cache; `tddgit hook post-commit` attaches it to HEAD later",
     )
 
 

@@ -8,6 +8,7 @@ commit), never the whole history.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tddgit import faults
 from tddgit.git import Repo
 
 PHASES = ("red", "green", "refactor")
@@ -89,10 +91,16 @@ def _store(repo: Repo, commit: str, state: State) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # lazily: the hook fast path only reads states
 
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(state.to_json(), fh)
-        os.replace(tmp, path)
+        fd, tmp = tempfile.mkstemp(prefix=f".tmp-{os.getpid()}-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(state.to_json(), fh)
+            faults.point("lineage.write")
+            os.replace(tmp, path)  # readers see no state or the whole one
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     except OSError:
         pass  # a cache: failing to write it only costs speed
 

@@ -3,11 +3,18 @@ exactly what is being committed when the work tree holds other changes.
 
 The user's files are never touched: the snapshot is made from the object store with
 ``git archive`` and removed in ``finally``, whatever happens.
+
+A SIGKILL runs no ``finally``: so every temporary directory tddgit makes carries its
+process id (``tddgit-<pid>-*`` for the process's scratch directory, which
+``use_scratch_dir`` makes the home of every ``tempfile`` call, and
+``tddgit-snapshot-<pid>-*``), and the next tddgit run removes those of dead processes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -19,11 +26,62 @@ from pathlib import Path
 from tddgit.errors import GitError
 from tddgit.git import Repo
 
+_OURS = re.compile(r"^tddgit-(?:snapshot-)?(\d+)-")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a zombie counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    except OSError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except OSError:
+        return True  # no /proc: trust kill(0)
+
+
+def sweep_stale(tmp: str) -> None:
+    """Remove the temporary directories of tddgit processes that died without cleaning up."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tmp):
+            m = _OURS.match(entry.name)
+            if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
+                with contextlib.suppress(OSError):
+                    if entry.is_dir(follow_symlinks=False) and entry.stat().st_uid == os.getuid():
+                        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+@contextmanager
+def use_scratch_dir() -> Iterator[Path]:
+    """Make a private ``tddgit-<pid>-*`` directory the process's ``tempfile`` home (runner
+    output, probe logs, worktrees) and remove it on exit; sweep dead processes' leftovers.
+
+    The test processes are not affected: their ``TMPDIR`` stays what the user set."""
+    base = tempfile.gettempdir()
+    sweep_stale(base)
+    scratch = tempfile.mkdtemp(prefix=f"tddgit-{os.getpid()}-", dir=base)
+    previous = tempfile.tempdir
+    tempfile.tempdir = scratch
+    try:
+        yield Path(scratch)
+    finally:
+        tempfile.tempdir = previous
+        shutil.rmtree(scratch, ignore_errors=True)
+
 
 @contextmanager
 def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
     """Yield a directory holding the files of ``tree``; removed on exit."""
-    parent = Path(tempfile.mkdtemp(prefix="tddgit-snapshot-"))
+    # Beside the scratch directory, not inside it: the name is what a user (and a test)
+    # looks for in $TMPDIR while a gate runs.
+    base = os.path.dirname(tempfile.tempdir or "") if _in_scratch() else None
+    parent = Path(tempfile.mkdtemp(prefix=f"tddgit-snapshot-{os.getpid()}-", dir=base))
     root = parent / repo.root.name  # keep the project's directory name (rootdir, imports)
     try:
         root.mkdir()
@@ -45,6 +103,11 @@ def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
         yield root
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def _in_scratch() -> bool:
+    name = os.path.basename(tempfile.tempdir or "")
+    return name.startswith(f"tddgit-{os.getpid()}-")
 
 
 def _extract(tar: tarfile.TarFile, root: Path) -> None:

@@ -130,9 +130,11 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
     from tddgit.commands.phase import render_verdict
     from tddgit.evidence import cache_put
     from tddgit.gates import run_gate
+    from tddgit.snapshot import use_scratch_dir
 
     note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
-    verdict = run_gate(ctx.repo, config, phase)
+    with use_scratch_dir():
+        verdict = run_gate(ctx.repo, config, phase)
     if verdict.holds:
         assert verdict.evidence is not None
         cache_put(ctx.repo, verdict.evidence)

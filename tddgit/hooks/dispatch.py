@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tddgit import faults
 from tddgit.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, TddgitError
 from tddgit.hooks.report import HookRefusal, refused, warn
 
@@ -74,6 +75,7 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
         crash = os.environ.get(CRASH_ENV)
         if crash in (name, "all"):
             raise RuntimeError(f"{CRASH_ENV}={crash}: simulated internal error")
+        faults.point(f"hook.{name}")
         module = __import__(HOOKS[name][0], fromlist=["run"])
         fn: HookFn = module.run
         return fn(ctx, config, args)

@@ -2,7 +2,9 @@
 
 Output is drained by a thread that keeps only the tail, so a suite that prints gigabytes
 costs bounded memory. Whatever happens (timeout, Ctrl-C, SIGTERM to tddgit), no process
-of the group is left behind.
+of the group is left behind. Even a SIGKILL of tddgit, which runs no ``finally``, leaves
+none: a tiny watchdog (``/bin/sh``) holds the read end of a pipe only tddgit writes to;
+when tddgit dies the kernel closes it, and the watchdog kills the group.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddgit import faults
 from tddgit.errors import RunnerError
 
 TAIL_BYTES = 64 * 1024
@@ -65,6 +68,42 @@ def _start_error(argv: Sequence[str] | str, cwd: Path, exc: OSError) -> RunnerEr
     return RunnerError(f"cannot start the test command {name!s}: {exc.strerror or exc}")
 
 
+# `read` returns at EOF, i.e. when tddgit closed the pipe or died: then kill the group.
+_WATCHDOG = 'read _ignored; kill -KILL -- "-$1" 2>/dev/null; exit 0'
+
+
+def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    """A process that kills group ``pgid`` as soon as this process dies (even by SIGKILL).
+
+    Its own session, so killing the test group never kills it first; its stdin is a pipe
+    whose write end (non-inheritable) only we hold."""
+    try:
+        return subprocess.Popen(
+            ["/bin/sh", "-c", _WATCHDOG, "tddgit-watchdog", str(pgid)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return None  # no /bin/sh: the in-process cleanup below still covers all but SIGKILL
+
+
+def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
+    if watchdog is None:
+        return
+    if watchdog.stdin is not None:
+        try:
+            watchdog.stdin.close()  # EOF: it kills the (already dead) group and exits
+        except OSError:
+            pass
+    try:
+        watchdog.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        watchdog.kill()
+        watchdog.wait()
+
+
 def run_command(
     argv: Sequence[str] | str,
     cwd: Path,
@@ -75,6 +114,7 @@ def run_command(
     """Run ``argv`` (a shell string runs through ``/bin/sh -c``) under a timeout."""
     shell = isinstance(argv, str)
     start = time.monotonic()
+    faults.point("run.before")
     try:
         proc = subprocess.Popen(
             argv,
@@ -89,12 +129,14 @@ def run_command(
     except OSError as exc:
         raise _start_error(argv, cwd, exc) from exc
     pgid = proc.pid
+    watchdog = _start_watchdog(pgid)
     tail = bytearray()
     lock = threading.Lock()
     reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
     reader.start()
     timed_out = False
     try:
+        faults.point("run.started")
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -108,6 +150,9 @@ def run_command(
         # Always: leftovers of the group (forked children, a leader that ignored SIGTERM,
         # or an interrupted tddgit) are killed before we return or propagate.
         _kill_group(pgid, signal.SIGKILL)
+        # Before the leader is reaped, so its pgid cannot have been reused when the
+        # watchdog signals it.
+        _stop_watchdog(watchdog)
         if proc.poll() is None:
             proc.wait()
         # Once the group is dead only a process that left it (setsid) can hold the pipe:
