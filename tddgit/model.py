@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -94,6 +95,19 @@ class TestResult:
 
 
 @dataclass(frozen=True)
+class LineCoverage:
+    """Line coverage of one measured file: its executable lines (coverage.py's statements,
+    ``# pragma: no cover`` lines excluded) and those of them that ran."""
+
+    statements: frozenset[int]
+    executed: frozenset[int]
+
+    @property
+    def missing(self) -> frozenset[int]:
+        return self.statements - self.executed
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One run of a test runner: what ran and every test's outcome."""
 
@@ -106,6 +120,10 @@ class RunResult:
     timed_out: bool = False
     output_tail: str = ""  # the last lines of the runner's output, for diagnostics
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # Line coverage of the files the request asked to measure (root-relative path -> lines);
+    # None when nothing was asked or it could not be measured (``coverage_note`` says why).
+    coverage: Mapping[str, LineCoverage] | None = None
+    coverage_note: str = ""
 
     def by_id(self) -> dict[str, TestResult]:
         return {t.id: t for t in self.tests}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -30,6 +30,9 @@ class RunRequest:
     # bytecode, so repeated runs stay as fast as plain pytest without writing __pycache__
     # into the user's tree. None: write no bytecode at all (e.g. on a throwaway snapshot).
     bytecode_cache: Path | None = None
+    # Files (relative to ``root``) whose line coverage the run should measure, for the green
+    # gate's yagni check. Runners that cannot measure leave ``RunResult.coverage`` None.
+    cover: tuple[str, ...] = ()
 
 
 class Runner(Protocol):
@@ -77,14 +80,4 @@ def select(result: RunResult, tests: Sequence[str]) -> RunResult:
         return any(test_id.startswith(w + "::") for w in wanted)
 
     kept = tuple(t for t in result.tests if keep(t.id, t.file))
-    return RunResult(
-        runner=result.runner,
-        command=result.command,
-        exit_code=result.exit_code,
-        tests=kept,
-        duration=result.duration,
-        coarse=result.coarse,
-        timed_out=result.timed_out,
-        output_tail=result.output_tail,
-        notes=result.notes,
-    )
+    return replace(result, tests=kept)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tddgit.model import Cause, Outcome, TestResult
+from tddgit.model import Cause, LineCoverage, Outcome, TestResult
 
 SYNTAX_TYPES = frozenset({"SyntaxError", "IndentationError", "TabError"})
 ASSERTION_TYPES = frozenset({"AssertionError", "Failed", "_pytest.outcomes.Failed"})
@@ -295,11 +295,18 @@ class ProbeLog:
     lines: Mapping[str, int] = field(default_factory=dict)
     reports: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     internal: tuple[Mapping[str, Any], ...] = ()
+    coverage: tuple[Mapping[str, Any], ...] = ()  # one record per process (xdist workers)
 
 
 def parse_probe(lines: Iterable[str]) -> ProbeLog:
     """Group probe lines; a truncated or foreign line (a killed run) is skipped."""
-    acc: dict[str, Any] = {"conftests": [], "collect_failures": [], "started": [], "internal": []}
+    acc: dict[str, Any] = {
+        "conftests": [],
+        "collect_failures": [],
+        "started": [],
+        "internal": [],
+        "coverage": [],
+    }
     collected: dict[str, None] = {}
     missing: dict[str, None] = {}
     lines_by_id: dict[str, int] = {}
@@ -333,6 +340,8 @@ def parse_probe(lines: Iterable[str]) -> ProbeLog:
             reports.setdefault(str(rec.get("id")), []).append(rec)
         elif kind == "internal":
             acc["internal"].append(rec)
+        elif kind == "coverage":
+            acc["coverage"].append(rec)
     return ProbeLog(
         session=acc.get("session"),
         exitstatus=acc.get("exitstatus"),
@@ -345,6 +354,7 @@ def parse_probe(lines: Iterable[str]) -> ProbeLog:
         lines=lines_by_id,
         reports={k: tuple(v) for k, v in reports.items()},
         internal=tuple(acc["internal"]),
+        coverage=tuple(acc["coverage"]),
     )
 
 
@@ -354,6 +364,39 @@ def read_probe(path: Path) -> ProbeLog:
     except OSError:
         return ProbeLog()
     return parse_probe(text.splitlines())
+
+
+def _int_set(value: Any) -> frozenset[int]:
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(v for v in value if isinstance(v, int) and not isinstance(v, bool))
+
+
+def merge_coverage(
+    log: ProbeLog, asked: Mapping[str, str]
+) -> tuple[dict[str, LineCoverage] | None, str]:
+    """The line coverage of the ``asked`` files (probe path -> the caller's name for it),
+    merged over every process's record (a line ran if it ran in any xdist worker); or None
+    and the reason it could not be measured."""
+    reasons = [str(r["unavailable"]) for r in log.coverage if r.get("unavailable")]
+    if reasons:  # one process without data makes the union a guess: judge none of it
+        return None, reasons[0]
+    measured = [r for r in log.coverage if isinstance(r.get("files"), dict)]
+    if not measured:
+        return None, "the test run ended before coverage was saved"
+    out: dict[str, LineCoverage] = {}
+    for rec in measured:
+        for path, lines in rec["files"].items():
+            name = asked.get(path)
+            if name is None or not isinstance(lines, dict):
+                continue
+            statements = _int_set(lines.get("statements"))
+            executed = _int_set(lines.get("executed")) & statements
+            if name in out:
+                statements |= out[name].statements
+                executed |= out[name].executed
+            out[name] = LineCoverage(statements, executed)
+    return out, ""
 
 
 @dataclass(frozen=True)

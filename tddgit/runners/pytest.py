@@ -31,6 +31,7 @@ from tddgit.runners.pycauses import (
     Project,
     build_results,
     file_of,
+    merge_coverage,
     read_probe,
 )
 
@@ -186,6 +187,7 @@ class PytestRunner:
             # --lf/--ff/--sw, which need the plugin; nothing lands in the user's tree.
             argv = [*base, "-o", f"cache_dir={Path(tmp, 'cache')}", *args]
             env = self._env(request, project_root, out, select)
+            asked = _cover_request(request, Path(tmp, "cover.json"), env)
             proc = run_command(argv, root, timeout=request.timeout, env=env)
             log = read_probe(out)
         if _pytest_missing(proc, log):
@@ -197,6 +199,7 @@ class PytestRunner:
         tests, notes = build_results(
             log, ending, project=Project(root), requested=requested, absent=absent
         )
+        coverage, coverage_note = merge_coverage(log, asked) if asked else (None, "")
         return RunResult(
             runner=self.name,
             command=(*base, "-o", "cache_dir=<temporary>", *args),
@@ -206,6 +209,8 @@ class PytestRunner:
             timed_out=proc.timed_out,
             output_tail=proc.output_tail[-OUTPUT_TAIL_CHARS:],
             notes=notes,
+            coverage=coverage,
+            coverage_note=coverage_note,
         )
 
     def _env(
@@ -227,6 +232,7 @@ class PytestRunner:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
         env.setdefault("PY_COLORS", "0")
         env["TDDGIT_PROBE_OUT"] = str(out)
+        env.pop("TDDGIT_PROBE_COVER", None)  # only this run's own request may turn it on
         if select is not None:
             env["TDDGIT_PROBE_SELECT"] = str(select)
         else:
@@ -251,6 +257,18 @@ class PytestRunner:
             tests=tests,
             notes=notes,
         )
+
+
+def _cover_request(request: RunRequest, path: Path, env: dict[str, str]) -> dict[str, str]:
+    """Ask the probe to measure ``request.cover``; returns probe path -> requested name.
+
+    Paths are resolved so they match the file names coverage.py records (it resolves
+    symlinks), whichever directory the run happens in (the repo or a snapshot)."""
+    asked = {os.path.realpath(request.root / rel): rel for rel in request.cover}
+    if asked:
+        path.write_text(json.dumps(sorted(asked)), encoding="utf-8")
+        env["TDDGIT_PROBE_COVER"] = str(path)
+    return asked
 
 
 def _pytest_missing(proc: ProcResult, log: ProbeLog) -> bool:

@@ -13,6 +13,13 @@ Environment:
                         that match nothing are reported in the ``collected`` record
   TDDGIT_PROBE_PROJECT  optional os.pathsep-separated directories whose files count as
                         the project's own code (besides pytest's rootdir and the cwd)
+  TDDGIT_PROBE_COVER    optional JSON file: a list of absolute file paths whose line
+                        coverage to measure (the green gate's yagni check). Only then is
+                        coverage.py imported: it starts when this module is imported (``-p``
+                        loads it before any conftest or test module), measures only those
+                        files (no branch data, no data file, the project's .coveragerc
+                        ignored), and stops at session finish. Every process writes its own
+                        record, so xdist workers' measurements are merged by the reader.
 
 Records (format version 1; ``id`` = pytest node id made relative to the invocation
 directory, which is pytest's rootdir in the usual case):
@@ -27,6 +34,16 @@ directory, which is pytest's rootdir in the usual case):
      "duration":float[,"exc":EXC][,"wasxfail":str][,"reason":str][,"longrepr":str]}
   {"t":"internal","exc":EXC}                  pytest internal error
   {"t":"finish","exitstatus":int}            the session ended normally
+  {"t":"coverage","files":{path:{"statements":[int],"executed":[int]}}[,"worker":str]}
+                                             with TDDGIT_PROBE_COVER, from each process
+                                             (controller and xdist workers) at session
+                                             finish; ``path`` as requested, ``statements``
+                                             coverage.py's executable lines (``# pragma: no
+                                             cover`` excluded), ``executed`` those that ran;
+                                             a file coverage could not analyse is left out
+  {"t":"coverage","unavailable":str}         coverage was asked for but cannot be measured:
+                                             coverage.py is not importable, or another
+                                             measurement (pytest-cov's --cov) is active
 
 EXC (the real exception; for collection errors the ``__cause__`` behind pytest's wrapper):
   {"type": qualified name ("AssertionError", "_pytest.outcomes.Failed"),
@@ -57,7 +74,14 @@ VERSION = 1
 _MAX_MESSAGE = 1000
 _SKIP_BASES = ("object", "BaseException", "Exception")
 
-_state: dict[str, Any] = {"fd": None, "prefix": None, "roots": None, "config": None, "missing": []}
+_state: dict[str, Any] = {
+    "fd": None,
+    "prefix": None,
+    "roots": None,
+    "config": None,
+    "missing": [],
+    "cover": None,
+}
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -305,6 +329,95 @@ def _skip_reason(report: object) -> str | None:
     return None
 
 
+# -- line coverage (only when TDDGIT_PROBE_COVER asks) ---------------------------------------
+
+_NO_WARN = ["no-data-collected", "module-not-measured", "module-not-imported", "include-ignored"]
+
+
+def _glob_safe(path: str) -> str:
+    # coverage's `include` takes globs: a literal `*?[]` in a path becomes `?` (any one
+    # character), which can only widen the match; results are read back by exact path.
+    return "".join("?" if c in "*?[]" else c for c in path)
+
+
+def _start_coverage() -> None:
+    request = os.environ.get("TDDGIT_PROBE_COVER")
+    if not request:
+        return  # never import coverage unless asked: it costs time in every gate run
+    try:
+        with open(request, encoding="utf-8") as fh:
+            files = [str(f) for f in json.load(fh)]
+    except (OSError, ValueError) as exc:
+        _state["cover"] = {"unavailable": f"cannot read the coverage request: {exc}"}
+        return
+    try:
+        import coverage
+    except ImportError as exc:
+        reason = f"coverage.py is not importable by {sys.executable} ({exc})"
+        _state["cover"] = {"unavailable": reason}
+        return
+    if coverage.Coverage.current() is not None:
+        _state["cover"] = {"unavailable": "another coverage measurement is already running"}
+        return
+    try:
+        cov = coverage.Coverage(
+            data_file=None,
+            include=[_glob_safe(f) for f in files],
+            branch=False,
+            config_file=False,
+        )
+        cov.set_option("run:disable_warnings", _NO_WARN)
+        cov.start()
+    except Exception as exc:  # a broken coverage install must not break the user's run
+        _state["cover"] = {"unavailable": f"coverage.py failed to start: {exc!r}"[:300]}
+        return
+    _state["cover"] = {"cov": cov, "files": files}
+
+
+def _finish_coverage(config: pytest.Config) -> None:
+    cover = _state.get("cover")
+    if not cover:
+        return
+    _state["cover"] = None
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    rec: dict[str, Any] = {"t": "coverage"}
+    if worker:
+        rec["worker"] = worker
+    cov = cover.get("cov")
+    if cov is None:
+        rec["unavailable"] = cover["unavailable"]
+        _emit(rec)
+        return
+    try:
+        cov.stop()
+    except Exception as exc:
+        rec["unavailable"] = f"coverage.py failed to stop: {exc!r}"[:300]
+        _emit(rec)
+        return
+    if config.pluginmanager.get_plugin("_cov") is not None:
+        # pytest-cov started its own tracer over ours: our data would be partial.
+        rec["unavailable"] = "pytest-cov (--cov) is measuring this run"
+        _emit(rec)
+        return
+    rec["files"] = _analysed(cov, cover["files"])
+    _emit(rec)
+
+
+def _analysed(cov: Any, files: list[str]) -> dict[str, dict[str, list[int]]]:
+    out = {}
+    for path in files:
+        try:
+            _, statements, _, missing, _ = cov.analysis2(path)
+        except Exception:  # gone, unreadable or not Python: the reader leaves it unjudged
+            continue
+        ran = sorted(set(statements) - set(missing))
+        out[path] = {"statements": sorted(statements), "executed": ran}
+    return out
+
+
+_start_coverage()
+
+
 # -- hooks -----------------------------------------------------------------------------------
 
 
@@ -450,6 +563,7 @@ def pytest_internalerror(excrepr: object, excinfo: pytest.ExceptionInfo[BaseExce
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _finish_coverage(session.config)  # in xdist workers too: they ran the tests
     if _is_worker(session.config):
         return
     _emit({"t": "finish", "exitstatus": int(exitstatus)})
