@@ -165,6 +165,13 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("red.allow_stubs", "bool", True, "a red commit may add production stubs"),
     KeySpec("green.scope", "str", "all", "tests the green gate runs besides its targets", SCOPES),
     KeySpec("green.allow_test_edits", "bool", False, "green may modify the red's test files"),
+    KeySpec(
+        "green.yagni",
+        "str",
+        "warn",
+        "added production lines no test executed: warn (a finding), block (refuse) or off",
+        DETECTOR_POLICY,
+    ),
     KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
     KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, not both"),
     KeySpec(

@@ -240,6 +240,7 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
         write(f"  {console.paint(r.rule, 'red')}: {r.message}")
         if r.detail:
             write(f"      {_short(r.detail, 300)}")
+    _render_findings(verdict, write)
     if verdict.evidence is not None:
         suite = verdict.evidence.suite
         parts = [
@@ -252,6 +253,21 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
     if not verdict.holds:
         write(f"  fix: {verdict.next_step}")
         write("  nothing was committed; no file was changed.")
+
+
+def _render_findings(verdict: Verdict, write: Callable[[str], None]) -> None:
+    """Warnings the gate recorded in the evidence (e.g. yagni); those that refused the step
+    are already shown as reasons."""
+    if verdict.evidence is None:
+        return
+    refused = {r.rule for r in verdict.reasons}
+    for f in verdict.evidence.findings:
+        rule = str(f.get("rule", "?"))
+        if rule in refused:
+            continue
+        severity = str(f.get("severity", "warning"))
+        label = console.paint(f"{severity} {rule}", "yellow")
+        write(f"  {label}: {_short(str(f.get('message', '')), 300)}")
 
 
 def _short(text: str, limit: int = 160) -> str:

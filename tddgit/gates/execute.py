@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -66,7 +66,10 @@ def execute(
     plan: Plan,
     change: StagedChange,
     on_progress: Callable[[str], None] | None,
+    cover: Sequence[str] = (),
 ) -> tuple[RunResult, list[str]]:
+    """Run the tests on the staged tree; ``cover``: repo-relative files whose line coverage
+    the run should measure (the same paths exist in a snapshot)."""
     from tddgit.runners import RunRequest, get_runner
 
     classifier = Classifier.from_config(config)
@@ -88,6 +91,7 @@ def execute(
             env=env,
             project_root=repo.root,
             bytecode_cache=None if risky else repo.tddgit_dir / "pycache",
+            cover=tuple(cover),
         )
         if on_progress:
             on_progress(f"{phase} gate: running {runner.name} on tree {change.tree[:10]}")

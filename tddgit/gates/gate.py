@@ -8,7 +8,8 @@ before the run) -> run the tests on exactly that tree -> judge (pure, per phase)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tddgit import __version__
 from tddgit.config import Config
@@ -18,9 +19,13 @@ from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
 from tddgit.gates.plan import check_transition, plan_green, plan_red, plan_refactor
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
 from tddgit.git import Repo
-from tddgit.lineage import state_at
+from tddgit.lineage import State, state_at
+from tddgit.model import RunResult
 from tddgit.paths import Classifier
-from tddgit.staged import staged_change
+from tddgit.staged import StagedChange, staged_change
+
+if TYPE_CHECKING:
+    from tddgit.yagni import Added
 
 _NEXT_OK = {
     "red": "next: make it pass with `tddgit green`",
@@ -50,6 +55,8 @@ FIXES = {
     "target-fails": "keep implementing until the red tests pass",
     "refactor-changes-tests": "refactor one side at a time: unstage the tests or the code",
     "test-ids-changed": "a refactor keeps the same tests; add new tests in a red step",
+    "yagni": "remove the code no test needs, or write the test that needs it in a new red "
+    "(green.yagni = warn only records it)",
 }
 
 
@@ -90,8 +97,12 @@ def run_gate(
             notes=tuple(plan.notes),
             next_step=_next(plan.reasons),
         )
+    yagni = str(config.get("green.yagni")) if phase == "green" else "off"
+    added = _added_code(repo, change) if yagni != "off" else {}
     started = time.time()
-    result, run_notes = execute(repo, config, phase, plan, change, on_progress)
+    result, run_notes = execute(
+        repo, config, phase, plan, change, on_progress, cover=_coverable(added)
+    )
     plan.notes.extend(run_notes)
     plan.notes.extend(result.notes)
     if result.coarse:
@@ -104,6 +115,9 @@ def run_gate(
     else:
         reasons, extra = judge_refactor(result, config.timeout, plan.previous, scope)
         plan.notes.extend(extra)
+    findings: list[dict[str, Any]] = []
+    if added and not reasons:  # judged only on a green that holds otherwise
+        findings = _yagni(repo, classifier, state, added, result, yagni, plan, reasons)
     mine, others = split(result, plan.targets)
     evidence = Evidence(
         phase=phase,
@@ -120,6 +134,7 @@ def run_gate(
         suite=result.totals(),
         test_ids=tuple(t.id for t in result.tests),
         changes={k: tuple(v) for k, v in change.summary().items()},
+        findings=tuple(findings),
         coarse=result.coarse,
     )
     holds = not reasons
@@ -134,6 +149,37 @@ def run_gate(
         notes=tuple(plan.notes),
         next_step=_NEXT_OK[phase] if holds else _next(reasons),
     )
+
+
+def _added_code(repo: Repo, change: StagedChange) -> dict[str, Added]:
+    from tddgit.yagni import added_production
+
+    return added_production(repo, change)
+
+
+def _coverable(added: Mapping[str, Added]) -> tuple[str, ...]:
+    return tuple(path for path, a in added.items() if a.python)
+
+
+def _yagni(
+    repo: Repo,
+    classifier: Classifier,
+    state: State,
+    added: Mapping[str, Added],
+    result: RunResult,
+    policy: str,
+    plan: Plan,
+    reasons: list[Reason],
+) -> list[dict[str, Any]]:
+    """The green's yagni findings; with ``green.yagni = block`` each is also a refusal."""
+    from tddgit.yagni import judge
+
+    severity = "error" if policy == "block" else "warning"
+    findings, notes = judge(repo, classifier, state, added, result, severity)
+    plan.notes.extend(notes)
+    if policy == "block":
+        reasons.extend(Reason("yagni", str(f["message"])) for f in findings)
+    return findings
 
 
 def _next(reasons: Sequence[Reason]) -> str:
