@@ -347,3 +347,30 @@ def test_output_encoding_config_does_not_change_what_we_read(repo: GitRepo) -> N
     repo.git("config", "i18n.logOutputEncoding", "ISO-8859-1")
     (c,) = read_history(_repo(repo))
     assert c.message == "Café olé\n"
+
+
+def test_commits_are_built_exactly_as_the_dataclass_builds_them() -> None:
+    """The reader fills ``Commit`` without its per-field __init__ (a hot loop): the result
+    must be indistinguishable, and must notice if ``Commit`` ever gains a field."""
+    from dataclasses import fields
+
+    from tddgit.history import _commit
+    from tddgit.model import Commit
+
+    values = {
+        "sha": "a" * 40,
+        "parents": ("b" * 40,),
+        "tree": "c" * 40,
+        "author_name": "Tess",
+        "author_email": "t@e",
+        "author_time": 1,
+        "committer_time": 2,
+        "message": "Subject\n\nGSD-Phase: red\n",
+        "trailers": (("GSD-Phase", "red"),),
+        "files": (FileChange("A", "x.py"),),
+    }
+    assert [f.name for f in fields(Commit)] == list(values)
+    built = _commit(dict(values))
+    assert built == Commit(**values)  # type: ignore[arg-type]
+    assert built.subject == "Subject" and built.trailer("gsd-phase") == "red"
+    assert hash(built) == hash(Commit(**values))  # type: ignore[arg-type]
