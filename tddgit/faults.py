@@ -6,6 +6,9 @@ reliability tests (tests/reliability/, docs/reliability.md) use it to prove PROD
 whatever kills tddgit at any of these points, no work is lost and no half-written record is
 ever read as valid.
 
+``TDDGIT_FAULT_LOG=<file>`` appends ``<point> <signal> <pid>`` to that file just before the
+signal is sent, so a test can tell the point was really reached.
+
 Cost when unset: one ``os.environ.get``; nothing else is imported. The variable is read at
 each point (not once) so hooks started by a ``git commit`` that tddgit runs see it too.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import os
 
 ENV = "TDDGIT_FAULT"
+LOG_ENV = "TDDGIT_FAULT_LOG"
 SIGNALS = ("KILL", "TERM", "INT")
 POINTS = (
     "phase.before-gate",
@@ -62,6 +66,10 @@ def _maybe_fire(name: str, spec: str) -> None:
     signum = getattr(signal, f"SIG{(sig or 'KILL').upper()}", None)
     if (sig and sig.upper() not in SIGNALS) or signum is None:
         raise ValueError(f"{ENV}={spec!r}: the signal must be one of {', '.join(SIGNALS)}")
+    log = os.environ.get(LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(f"{name} {(sig or 'KILL').upper()} {os.getpid()}\n")
     # CPython runs the handler before os.kill returns when a process signals itself, so
     # SIGTERM/SIGINT (KeyboardInterrupt in tddgit) unwind from exactly this point.
     os.kill(os.getpid(), signum)

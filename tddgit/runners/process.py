@@ -69,7 +69,8 @@ def _start_error(argv: Sequence[str] | str, cwd: Path, exc: OSError) -> RunnerEr
 
 
 # `read` returns at EOF, i.e. when tddgit closed the pipe or died: then kill the group.
-_WATCHDOG = 'read _ignored; kill -KILL -- "-$1" 2>/dev/null; exit 0'
+# (dash's kill takes no `--`; `-KILL -PGID` works in dash and bash alike.)
+_WATCHDOG = 'read _ignored; kill -KILL "-$1" 2>/dev/null; exit 0'
 
 
 def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
