@@ -1,0 +1,130 @@
+"""Hanging, forking and flooding test suites through the real `tddgit red` with a short
+`timeout`: each ends at the timeout with an amber `timeout`, leaves no process behind, and
+tddgit's memory stays bounded however much the suite prints (PRODUCT.md §4, §10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TDDGIT, GitRepo
+from tests.project import start_project
+from tests.reliability.harness import assert_no_process_left, marked_env
+
+TIMEOUT = 2
+
+SLEEPS = """\
+import time
+
+def test_sleeps_forever():
+    time.sleep(3600)
+"""
+
+FORKS = """\
+import signal, subprocess, sys, time
+
+def test_forks_a_stubborn_child():
+    subprocess.Popen([sys.executable, "-c",
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"])
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(3600)
+"""
+
+# Runs with `-s` (see _hanging_repo), so fd 1 is the pipe tddgit drains; progress every
+# 64 MiB, until the timeout.
+FLOOD = """\
+import os
+
+def test_floods_the_output():
+    chunk = b"x" * (1 << 20)
+    written = 0
+    while True:
+        os.write(1, chunk)
+        written += len(chunk)
+        if written % (64 << 20) == 0:
+            with open(os.environ["FLOOD_LOG"], "w") as fh:
+                fh.write(str(written))
+"""
+
+
+def _hanging_repo(repo: GitRepo, body: str, timeout: int = TIMEOUT) -> None:
+    start_project(repo)
+    if body is FLOOD:
+        pyproject = (repo.root / "pyproject.toml").read_text()
+        repo.write("pyproject.toml", pyproject + 'addopts = "-s"\n', dedent=False)
+    repo.write(".tddgit.yaml", f"timeout: {timeout}\n")
+    repo.commit("short timeout", ".tddgit.yaml")
+    repo.write("tests/test_hang.py", body, dedent=False)
+    repo.add("tests/test_hang.py")
+
+
+def _run_measured(
+    repo: GitRepo, env: dict[str, str], *args: str
+) -> tuple[int, str, str, float, int]:
+    """Run tddgit; (exit code, stdout, stderr, seconds, max RSS in KiB of tddgit and the
+    descendants it waited for)."""
+    out, err = repo.root.parent / "out.txt", repo.root.parent / "err.txt"
+    start = time.monotonic()
+    with out.open("wb") as o, err.open("wb") as e:
+        proc = subprocess.Popen([*TDDGIT, *args], cwd=repo.root, env=env, stdout=o, stderr=e)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    took = time.monotonic() - start
+    return proc.returncode, out.read_text(), err.read_text(), took, usage.ru_maxrss
+
+
+@pytest.mark.parametrize("body", [SLEEPS, FORKS], ids=["sleeps-forever", "forks-stubborn-child"])
+def test_a_hanging_suite_ends_amber_at_the_timeout(
+    repo: GitRepo, tmp_path: Path, body: str
+) -> None:
+    _hanging_repo(repo, body)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env, mark = marked_env(tmpdir)
+    head = repo.head()
+    code, out, err, took, _ = _run_measured(repo, env, "red", "--json", "-m", "hangs")
+    assert code == 1, out + err
+    assert "Traceback" not in err
+    verdict = json.loads(out)
+    assert not verdict["holds"]
+    [target] = verdict["evidence"]["targets"]
+    assert target["cause"] == "timeout", target
+    assert TIMEOUT <= took < TIMEOUT + 15
+    assert_no_process_left(mark, within=2)
+    assert repo.head() == head
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_a_flooding_suite_costs_bounded_memory(repo: GitRepo, tmp_path: Path) -> None:
+    _hanging_repo(repo, FLOOD, timeout=5)  # ~1.5 GiB of output here
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    log = tmp_path / "flood.log"
+    env, mark = marked_env(tmpdir, FLOOD_LOG=str(log))
+    code, out, err, _, maxrss_kib = _run_measured(repo, env, "red", "--json", "-m", "x")
+    assert code == 1, out[-2000:] + err[-2000:]
+    assert "Traceback" not in err
+    [target] = json.loads(out)["evidence"]["targets"]
+    assert target["cause"] == "timeout", target
+    written = int(log.read_text()) if log.exists() else 0
+    assert written >= 512 << 20, f"the suite printed only {written} bytes"
+    # tddgit keeps a 64 KiB tail; the bound leaves room for the interpreter and pytest.
+    assert maxrss_kib < 200 * 1024, f"max RSS {maxrss_kib} KiB after {written} bytes"
+    assert_no_process_left(mark, within=2)
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_rss_measure_sees_a_big_child(tmp_path: Path) -> None:
+    """The measurement above can fail: wait4 reports a child that holds 300 MiB."""
+    code = "b = bytearray(300 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    _, _, usage = os.wait4(proc.pid, 0)
+    assert usage.ru_maxrss > 250 * 1024
+    assert resource.getpagesize() > 0
