@@ -268,38 +268,82 @@ def cache_discard(repo: Repo, tree: str, phase: str) -> None:
 
 
 NOTE_ATTEMPTS = 40
+NOTE_LOCK_TIMEOUT = 30.0
 
-# What git says when another process updated (or is updating) the notes ref at the same time.
+# What git says when another process holds (or just moved) the notes ref.
 _REF_RACE = (b"cannot lock ref", b".lock': File exists", b"but expected", b"unable to update")
 
 
 def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
     """Attach evidence to ``commit`` under refs/notes/tddgit (replacing an older note).
 
-    `git notes add` updates the notes ref with a compare-and-swap: when another tddgit
-    process (a second gate, a post-commit hook) updated it in between, git refuses rather
-    than lose that note. Then we retry on top of the new tip, with a growing, jittered
-    pause; after NOTE_ATTEMPTS a GitError says so (the evidence stays in the cache)."""
-    import random
-    import time
-
+    `git notes add` reads the notes tip, adds to it and moves the ref *without* checking it
+    is still the tip it read: two writers at once (two gates, a gate and a post-commit
+    hook) silently drop one note. So tddgit writers take an exclusive lock first
+    (``flock``, released by the kernel even when the holder is killed). A ref lock held by
+    some other git process is retried with a growing, jittered pause; after NOTE_ATTEMPTS
+    a GitError says so (the evidence stays in the cache)."""
     data = evidence.dumps().encode("utf-8")
     faults.point("note.write")
-    for attempt in range(NOTE_ATTEMPTS):
-        proc = repo.run(
-            "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", commit, input=data, check=False
-        )
-        if proc.returncode == 0:
-            return
-        if not any(m in proc.stderr for m in _REF_RACE):
-            break
-        time.sleep(min(0.5, 0.01 * (attempt + 1)) * (0.5 + random.random()))
+    with _notes_lock(repo):
+        proc = _add_note(repo, commit, data)
+    if proc.returncode == 0:
+        return
     err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     raise GitError(
         f"could not write the evidence note for {commit[:10]}: "
         f"{err[-1] if err else f'exit code {proc.returncode}'}",
         "the evidence stays in tddgit's cache; `tddgit hook post-commit` attaches it to HEAD later",
     )
+
+
+def _add_note(repo: Repo, commit: str, data: bytes) -> subprocess.CompletedProcess[bytes]:
+    import random
+    import time
+
+    for attempt in range(NOTE_ATTEMPTS):
+        proc = repo.run(
+            "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", commit, input=data, check=False
+        )
+        if proc.returncode == 0 or not any(m in proc.stderr for m in _REF_RACE):
+            return proc
+        time.sleep(min(0.5, 0.01 * (attempt + 1)) * (0.5 + random.random()))
+    return proc
+
+
+@contextlib.contextmanager
+def _notes_lock(repo: Repo) -> Iterator[None]:
+    """Exclusive among tddgit processes sharing this repository (worktrees included)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: git's own ref lock is all there is
+        yield
+        return
+    import time
+
+    path = repo.tddgit_dir / "notes.lock"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield  # a read-only git dir: `git notes` will say what is wrong
+        return
+    try:
+        deadline = time.monotonic() + NOTE_LOCK_TIMEOUT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise GitError(
+                        f"another tddgit process has held {path} for {NOTE_LOCK_TIMEOUT:.0f} s",
+                        "wait for it to finish, then retry",
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def read_note(repo: Repo, commit: str) -> Evidence | None:
