@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tddgit.audit.model import PHASES, CommitRecord, Cycle, Episode, EvidenceSummary, Finding
 from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, trailer_phase
-from tddgit.audit.rules import COMMIT_CHECKS, CommitView, StubJudge, TestAfterIndex
+from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks
 from tddgit.audit.state import ROOT, CycleBuilder, EpisodeAcc, State, close_episode
 from tddgit.model import Commit, FileChange
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from tddgit.paths import Classifier
 
 _NO_TESTS: frozenset[str] = frozenset()
-_UNDOING = frozenset({"tcr-fail", "tcr-revert", "revert", "undone"})
 
 
 class Auditor:
@@ -44,6 +43,7 @@ class Auditor:
         self._notes = notes
         self._blobs = blobs
         self._stubs = StubJudge(blobs)
+        self._checks = active_checks()
         self._tests_after = TestAfterIndex()
         # With a path filter git drops commits, so a parent may be missing: follow the last
         # state read instead of starting over.
@@ -60,43 +60,60 @@ class Auditor:
     # --- per commit ------------------------------------------------------------------
 
     def feed(self, c: Commit) -> None:
+        # The hot loop of the audit (once per commit of the whole history): locals, no
+        # intermediate copies, and the common cases tested first.
         before = self._before(c)
-        if c.is_merge:
-            self._record(c, None, "none", None, "merge", (), None, None)
+        if len(c.parents) > 1:
+            self._record(c, c.subject, None, "none", None, "merge", (), None, None)
             self._set_state(c.sha, before)
             return
-        kinds = tuple([self._kind(f.path) for f in c.files])
+        files = c.files
         tests: tuple[FileChange, ...] = ()
         prods: tuple[FileChange, ...] = ()
-        if "test" in kinds:
-            tests = tuple([f for f, k in zip(c.files, kinds, strict=True) if k == "test"])
-        if "production" in kinds:
-            prods = tuple([f for f, k in zip(c.files, kinds, strict=True) if k == "production"])
-        phase, source, rule, attempt = self._phase(c, tests, prods, before)
-        note = self._notes.get(c.sha)
+        if files:
+            known = self._kinds
+            kinds = tuple([known.get(f.path) or self._kind(f.path) for f in files])
+            if "test" in kinds:
+                tests = tuple([f for f, k in zip(files, kinds, strict=True) if k == "test"])
+            if "production" in kinds:
+                prods = tuple([f for f, k in zip(files, kinds, strict=True) if k == "production"])
+        else:
+            kinds = ()
+        subject = c.subject
+        phase, source, rule, attempt = self._phase(c, subject, tests, prods, before)
+        note = self._notes.get(c.sha) if self._notes else None
         view = CommitView(c, phase, source, attempt, tests, prods, before, note)
         index = len(self.records)
-        after_fact = self._tests_after.observe(view, index, self._blobs.text)
-        if after_fact and source == "files" and phase == "red":
-            # a test written for code that already exists is not a red step
-            phase, source, rule = None, "none", None
-            view = replace(view, phase=None, source="none")
         found = self.findings
-        found.extend(after_fact)
-        for check in COMMIT_CHECKS:
-            hits = check(view, self._stubs)
+        after_fact: list[Finding] = []
+        if tests or prods:
+            after_fact = self._tests_after.observe(view, index, self._blobs.text)
+        if after_fact:
+            found.extend(after_fact)
+            if source == "files" and phase == "red":
+                # a test written for code that already exists is not a red step
+                phase, source, rule = None, "none", None
+                view = view._replace(phase=None, source="none")
+        stubs = self._stubs
+        for check in self._checks:
+            hits = check(view, stubs)
             if hits:
                 found.extend(hits)
-        if attempt == "revert":
+        if attempt is None or attempt == "tcr-pass":
+            after = self._step(c, view, bool(after_fact))
+        elif attempt == "revert":
             after = self._undo(c, before)
-        elif attempt in _UNDOING:
-            after = before
         else:
-            after = State(*self._transition(c, view), *self._episode(c, view, bool(after_fact)))
-        cycle = self._cycle_of(c.sha, phase, before, after)
-        kind = _kind_of(kinds, c.files)
-        self._record(c, phase, source, rule, kind, kinds, attempt, note, cycle)
+            after = before
+        cycle = None if phase is None else self._cycle_of(c.sha, phase, before, after)
+        kind = _kind_of(kinds, tests, prods)
+        self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
         self._set_state(c.sha, after)
+
+    def _step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
+        phase, red, red_tests, cycle = self._transition(c, view)
+        episode, last_end = self._episode(c, view, after_fact)
+        return State(phase, red, red_tests, cycle, episode, last_end)
 
     def _cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:
         if phase == "red" or (phase == "green" and before.red is not None):
@@ -127,17 +144,19 @@ class Auditor:
     def _phase(
         self,
         c: Commit,
+        subject: str,
         tests: tuple[FileChange, ...],
         prods: tuple[FileChange, ...],
         before: State,
     ) -> tuple[str | None, str, str | None, str | None]:
         """(phase, source, rule, attempt) of a non-merge commit."""
-        declared = trailer_phase(c.trailer(TRAILER_KEY))
-        if declared:
-            return declared, "trailer", "trailer", None
+        if c.trailers:
+            declared = trailer_phase(c.trailer(TRAILER_KEY))
+            if declared:
+                return declared, "trailer", "trailer", None
         if reverted_commit(c.message):
             return None, "message", "revert", "revert"
-        m = match_message(c.subject)
+        m = match_message(subject)
         if m is not None:
             if m.phase in PHASES:
                 return m.phase, "message", m.rule, None
@@ -226,6 +245,7 @@ class Auditor:
     def _record(
         self,
         c: Commit,
+        subject: str,
         phase: str | None,
         source: str,
         rule: str | None,
@@ -235,24 +255,27 @@ class Auditor:
         note: Evidence | EvidenceError | None,
         cycle: int | None = None,
     ) -> None:
-        self._index[c.sha] = len(self.records)
-        self.records.append(
-            CommitRecord(
-                sha=c.sha,
-                parents=c.parents,
-                author_name=c.author_name,
-                author_email=c.author_email,
-                time=c.author_time,
-                subject=c.subject,
-                phase=phase,
-                phase_source=source,
-                rule=rule,
-                kind=kind,
-                files=c.files,
-                file_kinds=kinds,
-                attempt=attempt,
-                evidence=summarise(note) if note is not None else None,
-                cycle=cycle,
+        records = self.records
+        self._index[c.sha] = len(records)
+        records.append(
+            CommitRecord.fast(
+                {
+                    "sha": c.sha,
+                    "parents": c.parents,
+                    "author_name": c.author_name,
+                    "author_email": c.author_email,
+                    "time": c.author_time,
+                    "subject": subject,
+                    "phase": phase,
+                    "phase_source": source,
+                    "rule": rule,
+                    "kind": kind,
+                    "files": c.files,
+                    "file_kinds": kinds,
+                    "attempt": attempt,
+                    "evidence": summarise(note) if note is not None else None,
+                    "cycle": cycle,
+                }
             )
         )
 
@@ -267,18 +290,14 @@ class Auditor:
         return findings, cycles
 
 
-def _kind_of(kinds: tuple[str, ...], files: tuple[FileChange, ...]) -> str:
-    if not files:
+def _kind_of(
+    kinds: tuple[str, ...], tests: tuple[FileChange, ...], prods: tuple[FileChange, ...]
+) -> str:
+    if not kinds:
         return "empty"
-    has_test = "test" in kinds
-    has_prod = "production" in kinds
-    if has_test and has_prod:
-        return "mixed"
-    if has_test:
-        return "test"
-    if has_prod:
-        return "production"
-    return "other"
+    if tests:
+        return "mixed" if prods else "test"
+    return "production" if prods else "other"
 
 
 def summarise(note: Evidence | EvidenceError) -> EvidenceSummary:

@@ -23,6 +23,9 @@ KINDS = ("test", "production", "mixed", "other", "empty", "merge")
 ATTEMPTS = ("tcr-pass", "tcr-fail", "tcr-revert", "revert", "undone")
 SEVERITIES = ("error", "warning", "note")
 
+_new = object.__new__
+_set = object.__setattr__
+
 
 @dataclass(frozen=True)
 class EvidenceSummary:
@@ -68,6 +71,15 @@ class CommitRecord:
     attempt: str | None = None
     evidence: EvidenceSummary | None = None
     cycle: int | None = None
+
+    @classmethod
+    def fast(cls, fields: dict[str, Any]) -> CommitRecord:
+        """A record from exactly its fields, without the frozen dataclass's per-field
+        ``__setattr__``: the audit makes one per commit of the history, so this is twice
+        as fast as ``CommitRecord(...)`` and gives an equal object."""
+        record = _new(cls)
+        _set(record, "__dict__", fields)
+        return record
 
     @property
     def is_merge(self) -> bool:

@@ -125,6 +125,51 @@ _COMPILED: tuple[tuple[MessageRule, re.Pattern[str]], ...] = tuple(
 )
 _EMOJI = {"🔴": "red", "🟢": "green", "🔵": "refactor", "♻": "refactor"}
 _REVERT = re.compile(r"This reverts commit ([0-9a-f]{7,64})")
+_REVERT_TEXT = "This reverts commit "
+
+# Per rule, words one of which a lower-cased ASCII subject must contain for the rule's
+# pattern to match (each pattern spells one of them out). Most subjects of a history
+# match no rule, and a substring test is far cheaper than a regex search. Only for ASCII
+# subjects: IGNORECASE also folds a few non-ASCII letters onto ASCII ones ("K" -> "k").
+_PHASE_WORDS = ("red", "green", "refactor")
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "tcr-pass": ("tcr",),
+    "tcr-fail": ("tcr",),
+    "tcr-revert": ("tcr",),
+    "tcr-bare": ("tcr",),
+    "cc-refactor": ("refactor",),
+    "word-alone": _PHASE_WORDS,
+    "word-colon": _PHASE_WORDS,
+    "word-dash-prefix": _PHASE_WORDS,
+    "word-bracket": _PHASE_WORDS,
+    "word-dashed": _PHASE_WORDS,
+    "word-caps": _PHASE_WORDS,
+    "emoji-red": ("\U0001f534",),
+    "emoji-green": ("\U0001f7e2",),
+    "emoji-refactor": ("\U0001f535", "\u267b"),
+    "cc-test": ("test",),
+    "cc-feat-fix": ("feat", "fix"),
+    "phase-noun": _PHASE_WORDS,
+    "test-is-red": ("red",),
+    "failing-test": ("failing",),
+    "test-is-green": ("green", "passing"),
+    "make-it-pass": ("pass",),
+    "refactor-word": ("refactor",),
+}
+_NEEDLES = tuple(sorted({w for needs in _NEEDS.values() for w in needs if w.isascii()}))
+_BY_NEEDLES: dict[tuple[bool, ...], tuple[tuple[MessageRule, re.Pattern[str]], ...]] = {}
+
+
+def _candidates(low: str) -> tuple[tuple[MessageRule, re.Pattern[str]], ...]:
+    """The rules that may match an ASCII subject (lower-cased), in order; the few
+    combinations of words that occur are worked out once each."""
+    key = tuple([w in low for w in _NEEDLES])
+    found = _BY_NEEDLES.get(key)
+    if found is None:
+        present = {w for w, hit in zip(_NEEDLES, key, strict=True) if hit}
+        found = tuple((r, rx) for r, rx in _COMPILED if present.intersection(_NEEDS[r.id]))
+        _BY_NEEDLES[key] = found
+    return found
 
 
 @dataclass(frozen=True)
@@ -141,7 +186,7 @@ def match_message(subject: str) -> MessageMatch | None:
     """The first message rule that matches ``subject`` (its first line), or None."""
     if not _PREFILTER.search(subject):
         return None
-    for rule, rx in _COMPILED:
+    for rule, rx in _candidates(subject.lower()) if subject.isascii() else _COMPILED:
         m = rx.search(subject)
         if m is None:
             continue
@@ -172,5 +217,7 @@ def trailer_phase(value: str | None) -> str | None:
 
 def reverted_commit(message: str) -> str | None:
     """The commit that ``git revert`` says this commit reverts, if any."""
+    if _REVERT_TEXT not in message:  # nearly every commit: skip the regex
+        return None
     m = _REVERT.search(message)
     return m.group(1) if m else None

@@ -10,9 +10,11 @@ the detectors through ``register_check``. docs/rules.md explains each rule to us
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from tddgit.audit.model import Finding
 from tddgit.audit.naming import Key, imported_keys, production_key, test_key
@@ -136,9 +138,12 @@ def finding(
     return Finding(rule, RULES[rule].severity, commit, message, related, files, data or {})
 
 
-@dataclass(frozen=True)
-class CommitView:
-    """One non-merge commit with what the audit decided about it, for the checks."""
+class CommitView(NamedTuple):
+    """One non-merge commit with what the audit decided about it, for the checks.
+
+    A named tuple rather than a frozen dataclass: one is made per commit of the history,
+    and a tuple is built several times faster.
+    """
 
     commit: Commit
     phase: str | None
@@ -154,6 +159,12 @@ class CommitView:
         return self.commit.sha
 
 
+class Deferred(Protocol):
+    """A check's work that waits for the end of the pass (to read blobs in one batch)."""
+
+    def resolve(self) -> list[Finding]: ...
+
+
 class StubJudge:
     """Does a change add real production code, or only stubs? (Python files, by AST.)
 
@@ -164,11 +175,27 @@ class StubJudge:
     def __init__(self, blobs: BlobReader) -> None:
         self.blobs = blobs
         self._pending: list[tuple[Commit, tuple[FileChange, ...], str]] = []
+        self._later: dict[str, Deferred] = {}
 
     def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
         self._pending.append((commit, changes, where))
 
+    def later(self, key: str, make: Callable[[BlobReader], Deferred]) -> Deferred:
+        """This audit's instance of another check's deferred work (made on first use)."""
+        found = self._later.get(key)
+        if found is None:
+            found = self._later[key] = make(self.blobs)
+        return found
+
     def resolve(self) -> list[Finding]:
+        """The findings of all deferred work: stubs first, then the other checks'."""
+        out = self._resolve_stubs()
+        for work in self._later.values():
+            out += work.resolve()
+        self._later.clear()
+        return out
+
+    def _resolve_stubs(self) -> list[Finding]:
         """The ``pre-test-code`` findings of every deferred candidate."""
         wanted: list[tuple[str, str]] = []
         for c, changes, _ in self._pending:
@@ -384,12 +411,53 @@ COMMIT_CHECKS: list[Check] = [
     check_refactor,
     check_evidence,
 ]
+# Checks of the detector rules (over-mocking, broad-assertion, yagni): they run only in
+# audits with detectors on (see ``DetectorSettings``).
+DETECTOR_CHECKS: list[Check] = []
 
 
-def register_check(check: Check) -> None:
-    """Where the detector rules (over-mocking, broad-assertion, yagni) plug in."""
-    if check not in COMMIT_CHECKS:
-        COMMIT_CHECKS.append(check)
+def register_check(check: Check, *, detector: bool = False) -> None:
+    """Add a check to every audit, or with ``detector`` to audits with detectors on.
+
+    A check that needs file contents should not read them per commit: it keeps per-audit
+    state with ``StubJudge.later`` and gives its findings when the audit resolves.
+    """
+    checks = DETECTOR_CHECKS if detector else COMMIT_CHECKS
+    if check not in checks:
+        checks.append(check)
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """The detector rules' part of an audit: thresholds and the blob-analysis cache."""
+
+    max_mocks: int = 3
+    max_asserts: int = 5
+    use_cache: bool = True  # keep analyses of test blobs in <git common dir>/tddgit/
+
+
+# Whether the audit being run has detectors on: set by ``tddgit audit`` (``--detectors``)
+# around ``run_audit``; unset, an audit runs without them.
+DETECTORS: ContextVar[DetectorSettings | None] = ContextVar("tddgit_audit_detectors", default=None)
+
+
+@contextmanager
+def detectors(settings: DetectorSettings | None) -> Iterator[None]:
+    """Audits run inside this block use ``settings`` (None: detectors off)."""
+    token = DETECTORS.set(settings)
+    try:
+        yield
+    finally:
+        DETECTORS.reset(token)
+
+
+def active_checks() -> list[Check]:
+    """The checks an audit starting now runs, in order."""
+    if DETECTORS.get() is None:
+        return list(COMMIT_CHECKS)
+    import tddgit.audit.detector_rules  # noqa: F401  (registers the detector checks)
+
+    return [*COMMIT_CHECKS, *DETECTOR_CHECKS]
 
 
 @dataclass(frozen=True)
