@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 from statistics import median
 from typing import Any
 
@@ -33,22 +34,32 @@ def _minutes(seconds: float) -> float:
     return round(seconds / 60.0, 2)
 
 
-def _mad(values: Sequence[float]) -> float:
-    mid = median(values)
-    return median(abs(v - mid) for v in values)
+def _median_of_sorted(values: Sequence[float]) -> float:
+    """``statistics.median`` of an already sorted list (the same value)."""
+    i = len(values) // 2
+    return values[i] if len(values) % 2 else (values[i - 1] + values[i]) / 2
 
 
 def process_measures(episodes: Sequence[Episode]) -> dict[str, float | None]:
     """SEQ, GRA, UNI, REF (Fucci et al. 2017) over commit episodes."""
-    n = len(episodes)
+    return _measures(Counter(map(_KIND, episodes)), list(map(_DURATION, episodes)))
+
+
+_KIND = attrgetter("kind")
+_DURATION = attrgetter("duration")
+
+
+def _measures(kinds: Counter[str], durations: list[int]) -> dict[str, float | None]:
+    n = len(durations)
     if not n:
         return {"seq": None, "gra": None, "uni": None, "ref": None}
-    kinds = Counter(e.kind for e in episodes)
-    durations = [float(e.duration) for e in episodes]
+    durations.sort()
+    mid = _median_of_sorted(durations)
+    deviations = sorted([abs(d - mid) for d in durations])
     return {
         "seq": _pct(kinds["test-first"], n),
-        "gra": _minutes(median(durations)),
-        "uni": _minutes(_mad(durations)),
+        "gra": _minutes(mid),
+        "uni": _minutes(_median_of_sorted(deviations)),
         "ref": _pct(kinds["refactoring"], n),
     }
 
@@ -81,10 +92,23 @@ def summary(
 ) -> dict[str, Any]:
     """Every metric of one set of commits (the whole audit, or one author's share)."""
     acc = _Counts()
-    flagged = _flagged(findings)
-    for r in records:
-        acc.add(r, flagged)
+    for key, n in Counter(map(_KEY, records)).items():
+        acc.add(key, n)
+    acc.proven = sum(1 for r in records if _proven(r))
+    acc.code_clean = acc.code - _flagged_code(records, _flagged(findings))[1]
     return _summary(acc, findings, cycles, episodes)
+
+
+# What the counts need of a commit; few distinct values, so counted in C, then summed.
+_KEY = attrgetter("author_email", "phase", "phase_source", "attempt", "kind")
+_CODE_KINDS = frozenset({"test", "production", "mixed"})  # CommitRecord.changes_code
+_STATUS = attrgetter("status")
+_TIME_IN_RED = attrgetter("time_in_red")
+_RULE = attrgetter("rule")
+
+
+def _proven(r: CommitRecord) -> bool:
+    return r.phase_source == "trailer" and r.evidence is not None and r.evidence.valid
 
 
 def _flagged(findings: Sequence[Finding]) -> set[str]:
@@ -96,8 +120,18 @@ def _flagged(findings: Sequence[Finding]) -> set[str]:
     }
 
 
+def _flagged_code(records: Sequence[CommitRecord], flagged: set[str]) -> tuple[Counter[str], int]:
+    """Code commits with a finding about the order of work: per author e-mail, and all."""
+    per: Counter[str] = Counter(
+        r.author_email
+        for r in records
+        if r.sha in flagged and r.kind in _CODE_KINDS and r.attempt in (None, "tcr-pass")
+    )
+    return per, sum(per.values())
+
+
 class _Counts:
-    """What the metrics need of the commits, gathered in one pass over them."""
+    """What the metrics need of the commits, summed from ``_KEY`` counts."""
 
     __slots__ = (
         "attempts",
@@ -119,30 +153,23 @@ class _Counts:
         self.sources: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
 
-    def add(self, r: CommitRecord, flagged: set[str]) -> None:
-        self.records += 1
-        if len(r.parents) > 1:
-            return  # a merge
-        self.steps += 1
-        self.phases[r.phase or "none"] += 1
-        source = r.phase_source
-        self.sources[source] += 1
-        attempt = r.attempt
+    def add(self, key: tuple[str, str | None, str, str | None, str], n: int) -> None:
+        """``n`` commits that share ``key`` (see ``_KEY``)."""
+        _, phase, source, attempt, kind = key
+        self.records += n
+        if kind == "merge":  # the engine gives merges, and only merges, this kind
+            return
+        self.steps += n
+        self.phases[phase or "none"] += n
+        self.sources[source] += n
         if attempt:
-            self.attempts[attempt] += 1
+            self.attempts[attempt] += n
         if source == "trailer":
-            self.declared += 1
-            if r.evidence is not None and r.evidence.valid:
-                self.proven += 1
-        if (attempt is None or attempt == "tcr-pass") and r.kind in _CODE_KINDS:
-            self.code += 1
+            self.declared += n
+        if (attempt is None or attempt == "tcr-pass") and kind in _CODE_KINDS:
+            self.code += n
             if source == "trailer":
-                self.code_trailer += 1
-            if r.sha not in flagged:
-                self.code_clean += 1
-
-
-_CODE_KINDS = frozenset({"test", "production", "mixed"})  # CommitRecord.changes_code
+                self.code_trailer += n
 
 
 def _summary(
@@ -151,9 +178,9 @@ def _summary(
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
 ) -> dict[str, Any]:
-    status = Counter(c.status for c in cycles)
-    reds = [c.time_in_red for c in cycles if c.time_in_red is not None]
-    kinds = Counter(e.kind for e in episodes)
+    status = Counter(map(_STATUS, cycles))
+    reds = [t for t in map(_TIME_IN_RED, cycles) if t is not None]
+    kinds = Counter(map(_KIND, episodes))
     return {
         "commits": acc.steps,
         "merges": acc.records - acc.steps,
@@ -176,8 +203,8 @@ def _summary(
             "max_seconds": max(reds) if reds else None,
         },
         "episodes": {"total": len(episodes), **{k: kinds[k] for k in EPISODE_KINDS}},
-        "process": process_measures(episodes),
-        "findings": dict(sorted(Counter(f.rule for f in findings).items())),
+        "process": _measures(kinds, list(map(_DURATION, episodes))),
+        "findings": dict(sorted(Counter(map(_RULE, findings)).items())),
         "conformance": _conformance(acc.code, acc.code_clean, kinds),
     }
 
@@ -201,27 +228,27 @@ def compute(
 ) -> dict[str, Any]:
     """The audit's ``metrics`` object: the whole range, then ``authors[]``.
 
-    One pass over the commits fills the counts of every author at once; the whole range
-    is their sum.
+    The commits are counted by a few fields at once (``_KEY``, in C), so a 100k-commit
+    history costs a few passes of C loops plus one small Python loop per distinct key.
     """
-    flagged = _flagged(findings)
-    per: dict[str, _Counts] = {}
-    names: dict[str, str] = {}
-    author_of: dict[str, str] = {}
+    per: dict[str, _Counts] = defaultdict(_Counts)
+    for key, n in Counter(map(_KEY, records)).items():
+        per[key[0]].add(key, n)
     for r in records:
-        email = r.author_email
-        acc = per.get(email)
-        if acc is None:
-            acc = per[email] = _Counts()
-            names[email] = r.author_name
-        acc.add(r, flagged)
-        author_of[r.sha] = email
+        if _proven(r):
+            per[r.author_email].proven += 1
+    flagged_per, _ = _flagged_code(records, _flagged(findings))
+    for email, acc in per.items():
+        acc.code_clean = acc.code - flagged_per[email]
     out = _summary(_total(per.values()), findings, cycles, episodes)
-    authors = []
     order = sorted(per.items(), key=lambda kv: (-kv[1].records, kv[0]))
+    names = {r.author_email: r.author_name for r in reversed(records)}  # first name seen
+    authors = []
     if len(per) == 1:
-        authors.append({"name": names[order[0][0]], "email": order[0][0], **out})
+        email = order[0][0]
+        authors.append({"name": names[email], "email": email, **out})
     elif order:
+        author_of = {r.sha: r.author_email for r in records}
         by_findings: dict[str, list[Finding]] = defaultdict(list)
         for f in findings:
             by_findings[author_of.get(f.commit, "")].append(f)
@@ -241,8 +268,11 @@ def compute(
 def _total(parts: Iterable[_Counts]) -> _Counts:
     total = _Counts()
     for p in parts:
-        for name in ("records", "steps", "code", "code_trailer", "code_clean"):
-            setattr(total, name, getattr(total, name) + getattr(p, name))
+        total.records += p.records
+        total.steps += p.steps
+        total.code += p.code
+        total.code_trailer += p.code_trailer
+        total.code_clean += p.code_clean
         total.declared += p.declared
         total.proven += p.proven
         total.phases.update(p.phases)

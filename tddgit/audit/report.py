@@ -1,16 +1,19 @@
 """Rendering an audit: the format names, and the ``tddgit.audit/1`` JSON document.
 
-JSON is written piece by piece (one ``json.dumps`` per commit) so a 100k-commit report
-never exists twice in memory. Other formats live in ``render_*`` modules, imported only
+JSON is written in chunks of a few thousand lines, so a 100k-commit report never exists
+twice in memory. Other formats live in ``render_*`` modules, imported only
 when chosen (rich is never imported for JSON).
 """
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring as _str
 from typing import IO, Any
 
-from tddgit.audit.model import SCHEMA, AuditReport
+from tddgit.audit.model import SCHEMA, AuditReport, CommitRecord, Cycle, Episode, Finding
 
 # The CLI offers exactly these.
 FORMATS = ("text", "json", "markdown", "sarif", "html")
@@ -40,7 +43,23 @@ def render(report: AuditReport, fmt: str, stream: IO[str]) -> None:
 
 
 def write_json(report: AuditReport, stream: IO[str]) -> None:
-    """The whole document; one item of each array per line, compact within a line."""
+    """The whole document; one item of each array per line, compact within a line.
+
+    The arrays hold one item per commit, cycle, episode and finding of the whole history
+    (hundreds of thousands), so their lines are built directly as text, byte for byte
+    what ``json.dumps(item.to_json(), separators=(",", ":"), ensure_ascii=False)`` gives,
+    and written in large chunks (``tests/audit/test_detector_rules.py`` checks the equivalence).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()  # nothing here makes reference cycles; a full collection would rescan all
+    try:
+        _write_json(report, stream)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _write_json(report: AuditReport, stream: IO[str]) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     head = {
         "schema": SCHEMA,
@@ -54,20 +73,110 @@ def write_json(report: AuditReport, stream: IO[str]) -> None:
     for key, value in head.items():
         stream.write(f"{sep}{dumps(key)}: {dumps(value)}")
         sep = ",\n"
-    arrays = (
-        ("findings", report.findings),
-        ("cycles", report.cycles),
-        ("episodes", report.episodes),
-        ("commits", report.commits),
+    lines = _Lines(dumps)
+    arrays: tuple[tuple[str, Sequence[Any], Callable[[Any], str]], ...] = (
+        ("findings", report.findings, lines.finding),
+        ("cycles", report.cycles, lines.cycle),
+        ("episodes", report.episodes, lines.episode),
+        ("commits", report.commits, lines.commit),
     )
-    for key, items in arrays:
+    for key, items, line in arrays:
         stream.write(f",\n{dumps(key)}: [")
-        item_sep = "\n  "
-        for item in items:
-            stream.write(item_sep + dumps(item.to_json()))
-            item_sep = ",\n  "
+        for start in range(0, len(items), _BATCH):
+            batch = items[start : start + _BATCH]
+            lead = "\n  " if start == 0 else ",\n  "
+            stream.write(lead + ",\n  ".join([line(item) for item in batch]))
         stream.write("\n]" if items else "]")
     stream.write("\n}\n")
+
+
+_BATCH = 4096  # items per write
+
+
+class _Encoded(dict[Any, str]):
+    """JSON text of values that repeat (phases, kinds, paths, authors), made once each."""
+
+    def __missing__(self, key: Any) -> str:
+        if key is None:
+            out = "null"
+        elif isinstance(key, tuple):  # an author: (name, email)
+            out = f'{{"name":{_str(key[0])},"email":{_str(key[1])}}}'
+        else:
+            out = _str(key)
+        self[key] = out
+        return out
+
+
+class _Lines:
+    """One JSON line per record (the shapes of the records' ``to_json``), built as text."""
+
+    def __init__(self, dumps: Callable[[Any], str]) -> None:
+        self.dumps = dumps
+        self.enc = _Encoded()
+
+    def commit(self, c: CommitRecord) -> str:
+        w = self.enc
+        if c.files:
+            files = ",".join(
+                [
+                    f'{{"status":{w[f.status]},"path":{w[f.path]},"old_path":'
+                    f'{w[f.old_path]},"kind":{w[k]}}}'
+                    for f, k in zip(c.files, c.file_kinds, strict=False)
+                ]
+            )
+        else:
+            files = ""
+        evidence = "null" if c.evidence is None else self.dumps(c.evidence.to_json())
+        cycle = "null" if c.cycle is None else int.__repr__(c.cycle)
+        return (
+            f'{{"sha":"{c.sha}","parents":{_shas(c.parents)},'
+            f'"author":{w[c.author_name, c.author_email]},"time":{int.__repr__(c.time)},'
+            f'"subject":{_str(c.subject)},"phase":{w[c.phase]},'
+            f'"phase_source":{w[c.phase_source]},"rule":{w[c.rule]},"kind":{w[c.kind]},'
+            f'"attempt":{w[c.attempt]},"merge":{"true" if len(c.parents) > 1 else "false"},'
+            f'"cycle":{cycle},"files":[{files}],"evidence":{evidence}}}'
+        )
+
+    def finding(self, f: Finding) -> str:
+        w = self.enc
+        data = f',"data":{self.dumps(dict(f.data))}' if f.data else ""
+        return (
+            f'{{"rule":{w[f.rule]},"severity":{w[f.severity]},"commit":{_str(f.commit)},'
+            f'"related":{_strs(f.related)},"files":{_strs(f.files)},'
+            f'"message":{_str(f.message)}{data}}}'
+        )
+
+    def cycle(self, c: Cycle) -> str:
+        w = self.enc
+        return (
+            f'{{"id":{_int(c.id)},"status":{w[c.status]},"red":{_str(c.red)},'
+            f'"green":{w[c.green]},"refactors":{_strs(c.refactors)},'
+            f'"author":{w[c.author_name, c.author_email]},'
+            f'"started":{_int(c.started)},"ended":{_int(c.ended)},'
+            f'"time_in_red":{_int(c.time_in_red)}}}'
+        )
+
+    def episode(self, e: Episode) -> str:
+        w = self.enc
+        return (
+            f'{{"kind":{w[e.kind]},"first":{_str(e.first)},"last":{_str(e.last)},'
+            f'"size":{_int(e.size)},"author":{w[e.author_name, e.author_email]},'
+            f'"duration":{_int(e.duration)}}}'
+        )
+
+
+def _int(value: int | None) -> str:
+    # int.__repr__, as json does (bool is an int too, but never occurs in these fields)
+    return "null" if value is None else int.__repr__(value)
+
+
+def _shas(values: Sequence[str]) -> str:
+    """Commit ids from git: hexadecimal, so nothing to escape."""
+    return '["' + '","'.join(values) + '"]' if values else "[]"
+
+
+def _strs(values: Sequence[str]) -> str:
+    return "[" + ",".join([_str(v) for v in values]) + "]"
 
 
 # --- tables shared by the text and markdown renderers ---------------------------------
