@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +46,99 @@ def _run_root(repo: Repo, tree: str, use_snapshot: bool) -> Iterator[tuple[Path,
         yield root, {"PYTHONPATH": os.pathsep.join(paths)}
 
 
+def early_selection(
+    config: Config, phase: str, change: StagedChange, tests: Sequence[str]
+) -> tuple[str, ...] | None:
+    """The tests to run when they are known before the plan's checks, else None.
+
+    ``all`` runs everything; a red with scope ``changed`` runs the staged test files (its
+    targets, found later by AST, lie inside them) plus any tests named."""
+    scope = str(config.get(f"{phase}.scope"))
+    if scope == "all":
+        return ()
+    if phase == "red" and scope == "changed":
+        chosen = _selection(config, phase, Plan(targets=list(tests)), change)
+        return chosen or None  # nothing to select: the plan refuses; don't run everything
+    return None
+
+
+class BackgroundRun:
+    """The test run, started in a thread while the gate's checks before the run go on, so
+    their cost hides behind the tests; cancelled (its process group killed) when a check
+    refuses. ``result`` re-raises what the run raised."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pgid: int | None = None
+        self._cancelled = False
+        self._thread: threading.Thread | None = None
+        self._outcome: tuple[RunResult, list[str]] | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+
+    def start(self, run: Callable[[Callable[[int], None]], tuple[RunResult, list[str]]]) -> None:
+        def target() -> None:
+            try:
+                self._outcome = run(self._started)
+            except BaseException as exc:  # handed to the caller by result()
+                self._error = exc
+            finally:
+                with self._lock:
+                    self._pgid = None  # reaped: never signal a reused pgid
+                self._done.set()
+
+        self._thread = threading.Thread(target=target, name="tddgit-gate-run", daemon=True)
+        self._thread.start()
+
+    def _join(self) -> None:
+        # Wait in short slices: a process-directed SIGINT/SIGTERM may be delivered to the
+        # run's thread, and a main thread blocked in one long wait would never run the
+        # Python handler (Ctrl-C would wait for the whole test run); a finished run still
+        # returns at once. An Event, not Thread.join(): on CPython 3.11 a join()
+        # interrupted by KeyboardInterrupt marks the still-running thread as stopped
+        # (bpo-45274's handler releases its state lock), and the cleanup wait would be
+        # skipped.
+        if self._thread is None:
+            return
+        while not self._done.wait(0.05):
+            pass
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    def _started(self, pgid: int) -> None:
+        with self._lock:
+            self._pgid = pgid
+            cancelled = self._cancelled
+        if cancelled:
+            _kill_group(pgid)
+
+    def cancel(self) -> None:
+        """Kill the run (if any) and wait until it has cleaned up (snapshot removed)."""
+        with self._lock:
+            self._cancelled = True
+            pgid = self._pgid
+        if pgid is not None:
+            _kill_group(pgid)
+        self._join()
+
+    def result(self) -> tuple[RunResult, list[str]]:
+        assert self._thread is not None
+        self._join()
+        if self._error is not None:
+            raise self._error
+        assert self._outcome is not None
+        return self._outcome
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _selection(config: Config, phase: str, plan: Plan, change: StagedChange) -> tuple[str, ...]:
     scope = str(config.get(f"{phase}.scope"))
     if scope == "all":
@@ -67,9 +162,13 @@ def execute(
     change: StagedChange,
     on_progress: Callable[[str], None] | None,
     cover: Sequence[str] = (),
+    *,
+    selection: tuple[str, ...] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> tuple[RunResult, list[str]]:
     """Run the tests on the staged tree; ``cover``: repo-relative files whose line coverage
-    the run should measure (the same paths exist in a snapshot)."""
+    the run should measure (the same paths exist in a snapshot). ``selection`` overrides
+    the one derived from the plan (an early start knows it before the plan is done)."""
     from tddgit.runners import RunRequest, get_runner
 
     classifier = Classifier.from_config(config)
@@ -79,7 +178,8 @@ def execute(
         shown = ", ".join(risky[:5]) + (" …" if len(risky) > 5 else "")
         notes.append(f"ran on a snapshot of the index (unstaged or untracked: {shown})")
     runner = get_runner(config, repo.root)
-    selection = _selection(config, phase, plan, change)
+    if selection is None:
+        selection = _selection(config, phase, plan, change)
     if selection and not runner.selects_tests:
         notes.append(f"the {runner.name} runner runs its whole command; results filtered")
     with _run_root(repo, change.tree, bool(risky)) as (root, env_extra):
@@ -92,6 +192,7 @@ def execute(
             project_root=repo.root,
             bytecode_cache=None if risky else repo.tddgit_dir / "pycache",
             cover=tuple(cover),
+            on_start=on_start,
         )
         if on_progress:
             on_progress(f"{phase} gate: running {runner.name} on tree {change.tree[:10]}")

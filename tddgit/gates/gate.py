@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 from tddgit import __version__
 from tddgit.config import Config
 from tddgit.evidence import Evidence
-from tddgit.gates.execute import execute
+from tddgit.gates.execute import BackgroundRun, early_selection, execute
 from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
 from tddgit.gates.plan import check_transition, plan_green, plan_red, plan_refactor
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
 from tddgit.git import Repo
 from tddgit.lineage import State, state_at
 from tddgit.model import RunResult
-from tddgit.paths import Classifier
+from tddgit.paths import Classifier, Kind
 from tddgit.staged import StagedChange, staged_change
 
 if TYPE_CHECKING:
@@ -81,28 +81,43 @@ def run_gate(
     state = state_at(repo, change.head)
     plan = Plan()
     check_transition(state, phase, plan)
-    if phase == "red":
-        plan_red(repo, config, change, tests, plan)
-    elif phase == "green":
-        plan_green(repo, config, change, state, tests, plan)
-    else:
-        plan_refactor(repo, config, change, state, plan)
     if plan.reasons:
-        return Verdict(
-            phase,
-            False,
-            tuple(plan.reasons),
-            change,
-            state,
-            notes=tuple(plan.notes),
-            next_step=_next(plan.reasons),
-        )
+        return _refused(phase, plan, change, state)
     yagni = str(config.get("green.yagni")) if phase == "green" else "off"
-    added = _added_code(repo, change) if yagni != "off" else {}
+    cover = _coverable(change) if yagni != "off" else ()
+    background = BackgroundRun()
     started = time.time()
-    result, run_notes = execute(
-        repo, config, phase, plan, change, on_progress, cover=_coverable(added)
-    )
+    try:
+        early = early_selection(config, phase, change, tests)
+        if early is not None:
+            # Start the tests now; the checks below run while they do.
+            background.start(
+                lambda on_start: execute(
+                    repo,
+                    config,
+                    phase,
+                    plan,
+                    change,
+                    on_progress,
+                    cover,
+                    selection=early,
+                    on_start=on_start,
+                )
+            )
+        _plan_phase(repo, config, phase, change, state, tests, plan)
+        if plan.reasons:
+            background.cancel()
+            return _refused(phase, plan, change, state)
+        added = _added_code(repo, change) if yagni != "off" else {}
+        if not background.started:
+            background.start(
+                lambda on_start: execute(
+                    repo, config, phase, plan, change, on_progress, cover, on_start=on_start
+                )
+            )
+        result, run_notes = background.result()
+    finally:
+        background.cancel()  # no-op after a normal end; on Ctrl-C: kill, clean up, unwind
     plan.notes.extend(run_notes)
     plan.notes.extend(result.notes)
     if result.coarse:
@@ -151,14 +166,46 @@ def run_gate(
     )
 
 
+def _plan_phase(
+    repo: Repo,
+    config: Config,
+    phase: str,
+    change: StagedChange,
+    state: State,
+    tests: Sequence[str],
+    plan: Plan,
+) -> None:
+    if phase == "red":
+        plan_red(repo, config, change, tests, plan)
+    elif phase == "green":
+        plan_green(repo, config, change, state, tests, plan)
+    else:
+        plan_refactor(repo, config, change, state, plan)
+
+
+def _refused(phase: str, plan: Plan, change: StagedChange, state: State) -> Verdict:
+    return Verdict(
+        phase,
+        False,
+        tuple(plan.reasons),
+        change,
+        state,
+        notes=tuple(plan.notes),
+        next_step=_next(plan.reasons),
+    )
+
+
 def _added_code(repo: Repo, change: StagedChange) -> dict[str, Added]:
     from tddgit.yagni import added_production
 
     return added_production(repo, change)
 
 
-def _coverable(added: Mapping[str, Added]) -> tuple[str, ...]:
-    return tuple(path for path, a in added.items() if a.python)
+def _coverable(change: StagedChange) -> tuple[str, ...]:
+    """The staged Python production files whose line coverage a green run measures."""
+    return tuple(
+        p for p in change.paths(Kind.PRODUCTION, include_deleted=False) if p.endswith(".py")
+    )
 
 
 def _yagni(

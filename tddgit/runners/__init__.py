@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -30,6 +30,8 @@ class RunRequest:
     # bytecode, so repeated runs stay as fast as plain pytest without writing __pycache__
     # into the user's tree. None: write no bytecode at all (e.g. on a throwaway snapshot).
     bytecode_cache: Path | None = None
+    # Receives the test process group id when the run starts, so the caller can cancel it.
+    on_start: Callable[[int], None] | None = None
     # Files (relative to ``root``) whose line coverage the run should measure, for the green
     # gate's yagni check. Runners that cannot measure leave ``RunResult.coverage`` None.
     cover: tuple[str, ...] = ()

@@ -40,7 +40,13 @@ class CommandRunner:
 
     def run(self, request: RunRequest) -> RunResult:
         command = self.command(request)
-        proc = run_command(command, request.root, timeout=request.timeout, env=request.env)
+        proc = run_command(
+            command,
+            request.root,
+            timeout=request.timeout,
+            env=request.env,
+            on_start=request.on_start,
+        )
         if proc.exit_code in (126, 127) and not proc.timed_out:
             # The shell's own codes for "not executable" / "not found": nothing ran.
             raise RunnerError(

@@ -455,7 +455,11 @@ class JunitRunner:
         workdir = Path(tempfile.mkdtemp(prefix="tddgit-junit-"))
         try:
             proc = run_command(
-                _expand(command, workdir), root, timeout=request.timeout, env=request.env
+                _expand(command, workdir),
+                root,
+                timeout=request.timeout,
+                env=request.env,
+                on_start=request.on_start,
             )
             reports = sorted(p for p in workdir.rglob("*.xml") if p.is_file())[:MAX_REPORTS]
             if pattern:

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,8 +111,13 @@ def run_command(
     *,
     timeout: float,
     env: Mapping[str, str] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> ProcResult:
-    """Run ``argv`` (a shell string runs through ``/bin/sh -c``) under a timeout."""
+    """Run ``argv`` (a shell string runs through ``/bin/sh -c``) under a timeout.
+
+    ``on_start`` receives the process group id as soon as the command runs, so another
+    thread can cancel the run (``os.killpg(pgid, SIGKILL)``); the result is then that of a
+    killed command."""
     shell = isinstance(argv, str)
     start = time.monotonic()
     faults.point("run.before")
@@ -137,6 +142,8 @@ def run_command(
     reader.start()
     timed_out = False
     try:
+        if on_start is not None:
+            on_start(pgid)
         faults.point("run.started")
         try:
             proc.wait(timeout=timeout)

@@ -188,7 +188,9 @@ class PytestRunner:
             argv = [*base, "-o", f"cache_dir={Path(tmp, 'cache')}", *args]
             env = self._env(request, project_root, out, select)
             asked = _cover_request(request, Path(tmp, "cover.json"), env)
-            proc = run_command(argv, root, timeout=request.timeout, env=env)
+            proc = run_command(
+                argv, root, timeout=request.timeout, env=env, on_start=request.on_start
+            )
             log = read_probe(out)
         if _pytest_missing(proc, log):
             raise RunnerError(
