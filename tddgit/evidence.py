@@ -81,7 +81,11 @@ class Evidence:
         }
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        text = json.dumps(self.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        # A file name that is not UTF-8 reaches us surrogate-escaped; `backslashreplace`
+        # turns each lone surrogate into its JSON escape (``\udce9``), which parses back
+        # to the same path, so the record stays valid UTF-8 and exact.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _req(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
