@@ -17,14 +17,17 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tddgit.errors import GitError
 from tddgit.git import Repo
+
+if TYPE_CHECKING:
+    import tarfile
 
 _OURS = re.compile(r"^tddgit-(?:snapshot-)?(\d+)-")
 
@@ -92,6 +95,8 @@ def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
             stderr=subprocess.PIPE,
         )
         assert proc.stdout is not None
+        import tarfile  # lazily: only snapshot runs need it, and it is slow to import
+
         try:
             with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
                 _extract(tar, root)
@@ -111,6 +116,8 @@ def _in_scratch() -> bool:
 
 
 def _extract(tar: tarfile.TarFile, root: Path) -> None:
+    import tarfile
+
     if hasattr(tarfile, "data_filter"):
         tar.extractall(root, filter="data")
         return

@@ -59,6 +59,15 @@ def write_index_tree(repo: Repo) -> str:
     return proc.stdout.decode().strip()
 
 
+def _head_and_tree(repo: Repo) -> tuple[str | None, str]:
+    """HEAD's commit and tree in one git call; (None, empty tree) on an unborn branch."""
+    proc = repo.run("rev-parse", "HEAD^{commit}", "HEAD^{tree}", check=False)
+    lines = proc.stdout.decode().split()
+    if proc.returncode != 0 or len(lines) != 2:
+        return None, EMPTY_TREE
+    return lines[0], lines[1]
+
+
 def tree_of(repo: Repo, commit: str | None) -> str:
     if commit is None:
         return EMPTY_TREE
@@ -86,9 +95,8 @@ def diff_trees(repo: Repo, old: str, new: str, paths: Iterable[str] = ()) -> lis
 
 
 def staged_change(repo: Repo, classifier: Classifier) -> StagedChange:
-    head = repo.head()
+    head, base = _head_and_tree(repo)
     tree = write_index_tree(repo)
-    base = tree_of(repo, head)
     files = tuple(diff_trees(repo, base, tree))
     kinds = {f.path: classifier.kind(f.path) for f in files}
     return StagedChange(tree=tree, head=head, base_tree=base, files=files, kinds=kinds)
