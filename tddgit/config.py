@@ -391,6 +391,8 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
         return tuple(value)
     if kind == "str?" and value is None:
         return None
+    if value is False and spec.choices and "off" in spec.choices:
+        return "off"  # YAML 1.1 reads a bare `off` as false: take it as meant
     if not isinstance(value, str) or not value:
         raise bad("a non-empty string")
     if spec.choices and value not in spec.choices:

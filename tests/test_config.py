@@ -106,3 +106,13 @@ def test_every_key_is_documented() -> None:
     text = DOCS.read_text()
     missing = [k.path for k in KEYS if f"`{k.path}`" not in text]
     assert missing == []
+
+
+def test_bare_yaml_off_means_off(tmp_path: Path) -> None:
+    (tmp_path / ".tddgit.yaml").write_text("green:\n  yagni: off\nhooks:\n  detectors: off\n")
+    cfg = load_config(tmp_path)
+    assert cfg.get("green.yagni") == "off"
+    assert cfg.get("hooks.detectors") == "off"
+    (tmp_path / ".tddgit.yaml").write_text("mode: off\n")
+    with pytest.raises(ConfigError, match="`mode` must be"):
+        load_config(tmp_path)
