@@ -1,12 +1,19 @@
 """Blob reads for the few commits whose judgement needs file contents.
 
-One persistent ``git cat-file --batch`` process serves every read of an audit (never a
-subprocess per blob). Objects are named ``<commit>:<path>``; a path with a newline cannot
-be named on that protocol and reads as None, as does a missing or oversized object.
+One persistent ``git cat-file`` process serves every read of an audit (never a
+subprocess per blob). Objects are named ``<commit>:<path>`` or by id; a path with a
+newline cannot be named on that protocol and reads as None, as does a missing or
+oversized object.
+
+With git >= 2.36 the process is ``git cat-file --batch-command``, which answers both
+``info`` (id, type and size only) and ``contents`` requests: the detector rules ask for
+the blob ids of many test files and read only the blobs their cache does not know.
+Older git gets ``--batch``, where an ``info`` request reads (and drops) the contents.
 """
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
@@ -19,17 +26,28 @@ _NULL = "0" * 40  # larger files are never stubs, and imports sit at the top any
 
 
 class BlobReader:
-    """Reads blobs through one ``git cat-file --batch``, started on first use."""
+    """Reads blobs through one ``git cat-file``, started on first use.
+
+    ``reads`` counts the blobs whose contents were read, ``infos`` the id lookups.
+    """
 
     def __init__(self, repo: Repo) -> None:
         self._repo = repo
         self._proc: subprocess.Popen[bytes] | None = None
+        self._commands = False  # --batch-command (prefixed requests) or --batch
         self.reads = 0
+        self.infos = 0
+
+    @property
+    def repo(self) -> Repo:
+        return self._repo
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
+            self._commands = _has_batch_command()
+            mode = "--batch-command" if self._commands else "--batch"
             self._proc = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
+                ["git", "cat-file", mode],
                 cwd=self._repo.root,
                 env=clean_env(),
                 stdin=subprocess.PIPE,
@@ -45,38 +63,78 @@ class BlobReader:
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         self.reads += 1
-        proc.stdin.write(f"{commit}:{path}\n".encode("utf-8", "surrogateescape"))
+        proc.stdin.write(self._ask("contents", f"{commit}:{path}"))
         proc.stdin.flush()
         return self._answer(proc)
+
+    def _ask(self, command: str, name: str) -> bytes:
+        # a name with a newline cannot be asked for: ask for an id that is missing
+        if "\n" in name or "\r" in name:
+            name = _NULL
+        line = f"{command} {name}\n" if self._commands else f"{name}\n"
+        return line.encode("utf-8", "surrogateescape")
+
+    def info_many(self, names: Sequence[str]) -> list[str | None]:
+        """The object id of each name (``<commit>:<path>`` or an id), None when missing."""
+        proc = self._start()
+        assert proc.stdout is not None
+        command = "info" if self._commands else "contents"
+        out: list[str | None] = []
+        with self._pipelined(proc, [self._ask(command, n) for n in names]):
+            for _ in names:
+                self.infos += 1
+                header = proc.stdout.readline().split()
+                if not _found(header):
+                    out.append(None)
+                    continue
+                if not self._commands:
+                    _skip(proc, int(header[2]))
+                out.append(header[0].decode("ascii") if header[1] == b"blob" else None)
+        return out
+
+    def contents_many(self, ids: Sequence[str]) -> list[bytes | None]:
+        """The contents of blobs named by id (None: missing, not a blob, or too large)."""
+        proc = self._start()
+        out: list[bytes | None] = []
+        with self._pipelined(proc, [self._ask("contents", i) for i in ids]):
+            for _ in ids:
+                self.reads += 1
+                out.append(self._answer(proc))
+        return out
+
+    @contextlib.contextmanager
+    def _pipelined(self, proc: subprocess.Popen[bytes], requests: list[bytes]) -> Iterator[None]:
+        """Write every request from a thread while the caller reads the answers."""
+        stdin = proc.stdin
+        assert stdin is not None
+
+        def ask() -> None:
+            for chunk in range(0, len(requests), 512):
+                stdin.write(b"".join(requests[chunk : chunk + 512]))
+            stdin.flush()
+
+        writer = threading.Thread(target=ask, daemon=True)
+        writer.start()
+        try:
+            yield
+        finally:
+            writer.join()
 
     def read_many(self, names: Sequence[tuple[str, str]]) -> Iterator[bytes | None]:
         """Blobs for many (commit, path) pairs, pipelined: a thread writes every request
         while this one reads, so there is no round trip per blob."""
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
-        asked = [(c, p) for c, p in names]
-        stdin = proc.stdin
-
-        def ask() -> None:
-            for commit, path in asked:
-                # a name with a newline cannot be asked for: ask for an id that is missing
-                name = f"{commit}:{path}" if "\n" not in path and "\r" not in path else _NULL
-                stdin.write(f"{name}\n".encode("utf-8", "surrogateescape"))
-            stdin.flush()
-
-        writer = threading.Thread(target=ask, daemon=True)
-        writer.start()
-        try:
+        asked = [self._ask("contents", f"{c}:{p}") for c, p in names]
+        with self._pipelined(proc, asked):
             for _ in asked:
                 self.reads += 1
                 yield self._answer(proc)
-        finally:
-            writer.join()
 
     def _answer(self, proc: subprocess.Popen[bytes]) -> bytes | None:
         assert proc.stdout is not None
         header = proc.stdout.readline().split()
-        if len(header) != 3:  # "<name> missing" (or an ambiguous name)
+        if not _found(header):
             return None
         size = int(header[2])
         if header[1] != b"blob" or size > MAX_BLOB:
@@ -108,6 +166,30 @@ class BlobReader:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _found(header: list[bytes]) -> bool:
+    """An "<id> <type> <size>" answer, not "<name> missing" (or "ambiguous"), whatever
+    spaces the name held."""
+    return len(header) == 3 and header[2].isdigit()
+
+
+_BATCH_COMMAND: bool | None = None
+
+
+def _has_batch_command() -> bool:
+    """Whether this git has ``cat-file --batch-command`` (2.36 and later)."""
+    global _BATCH_COMMAND
+    if _BATCH_COMMAND is None:
+        try:
+            out = subprocess.run(
+                ["git", "version"], capture_output=True, text=True, env=clean_env(), check=False
+            ).stdout
+            parts = out.split()[2].split(".")
+            _BATCH_COMMAND = (int(parts[0]), int(parts[1])) >= (2, 36)
+        except (OSError, IndexError, ValueError):
+            _BATCH_COMMAND = False
+    return _BATCH_COMMAND
 
 
 def _skip(proc: subprocess.Popen[bytes], size: int) -> None:

@@ -1,3 +1,340 @@
-"""The detector rules in the audit: over-mocking, broad-assertion, yagni (PRODUCT.md §8, §9)."""
+"""The detector rules in the audit: ``over-mocking``, ``broad-assertion``, ``yagni``.
+
+``yagni`` comes from the evidence notes: the green gate records it (``findings`` with
+``"rule": "yagni"``), the audit shows it at that commit. Cheap, so always on.
+
+``over-mocking`` and ``broad-assertion`` are the static detectors of ``tddgit detect``
+(``tddgit.detectors``) applied to every version of every test file in the history, and
+reported at the commit where a test *first crosses* the threshold: the test is over in the
+commit's version of the file and was not over (or did not exist) in its first parent's.
+A test that stays over is not reported again; one that drops below and crosses again is.
+They run only in audits with detectors on (``tddgit audit --detectors``).
+
+Cost (PRODUCT.md §11). During the pass the check only notes the test files a commit
+changes; at the end all their blob ids (and those of the parent's versions) are asked
+for in one pipelined batch, and only blobs never analysed before are read, through the
+audit's one ``git cat-file`` process. Each blob is analysed once and the result kept by
+blob id in ``<git common dir>/tddgit/`` (``tddgit.audit.blobcache``), so a second audit
+reads almost nothing. Analysing a blob is itself screened (``hits_in``): test functions
+whose text cannot reach a threshold are left out of the parse.
+Conftest fixtures are not followed in the audit (``tddgit detect`` follows them).
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tddgit.audit.blobcache import BlobCache, Hit
+from tddgit.audit.model import Finding
+from tddgit.audit.rules import (
+    DETECTORS,
+    CommitView,
+    DetectorSettings,
+    StubJudge,
+    finding,
+    register_check,
+)
+from tddgit.model import FileChange
+
+if TYPE_CHECKING:
+    from tddgit.audit.blobs import BlobReader
+
+_NONE: tuple[Finding, ...] = ()
+_KEY = "test-detectors"
+_MAX_YAGNI = 50  # findings shown per note: a note is untrusted input
+_MAX_TEXT = 300
+
+
+# --- yagni, from the evidence -------------------------------------------------------
+
+
+def check_yagni(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
+    ev = v.evidence
+    records = getattr(ev, "findings", None)  # an EvidenceError has none
+    if not records:
+        return _NONE
+    out = []
+    for rec in records[:_MAX_YAGNI]:
+        if isinstance(rec, Mapping) and rec.get("rule") == "yagni":
+            out.append(_yagni(v.sha, rec))
+    return out
+
+
+def _yagni(sha: str, rec: Mapping[str, Any]) -> Finding:
+    file = rec.get("file") if isinstance(rec.get("file"), str) else None
+    lines = _ranges(rec.get("lines"))
+    method = rec.get("method") if rec.get("method") in ("coverage", "heuristic") else None
+    text = rec.get("message") if isinstance(rec.get("message"), str) else ""
+    where = f"{file}:" + ",".join(f"{a}-{b}" if a != b else str(a) for a, b in lines[:5])
+    message = (text or "production code no test needs")[:_MAX_TEXT]
+    return finding(
+        "yagni",
+        sha,
+        f"{where.rstrip(':')}: {message}" + (f" ({method})" if method else ""),
+        files=(file,) if file else (),
+        data={"file": file, "lines": [list(r) for r in lines], "method": method},
+    )
+
+
+def _ranges(value: Any) -> list[tuple[int, int]]:
+    if not isinstance(value, list):
+        return []
+    out = []
+    for item in value[:100]:
+        if (
+            isinstance(item, list)
+            and len(item) == 2
+            and all(type(n) is int and n >= 0 for n in item)
+        ):
+            out.append((item[0], item[1]))
+    return out
+
+
+# --- over-mocking and broad-assertion, across versions of the test files ------------
+
+
+def check_test_detectors(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
+    """Notes the test files the commit changes; judged at the end (``resolve``)."""
+    if v.tests:
+        work = stubs.later(_KEY, _make_work)
+        assert isinstance(work, TestDetectors)
+        work.observe(v)
+    return _NONE
+
+
+def _make_work(blobs: BlobReader) -> TestDetectors:
+    return TestDetectors(blobs, DETECTORS.get() or DetectorSettings())
+
+
+@dataclass(frozen=True)
+class _Change:
+    sha: str
+    new: str  # <commit>:<path>
+    old: str | None  # <parent>:<old path>, None for an added file
+    path: str
+
+
+class TestDetectors:
+    """The deferred work of one audit: which test files changed where, then judged."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, blobs: BlobReader, settings: DetectorSettings) -> None:
+        from tddgit import __version__
+        from tddgit.detectors import language_of
+
+        self.blobs = blobs
+        self.settings = settings
+        self._language_of = language_of
+        key = f"{__version__}|mocks={settings.max_mocks}|asserts={settings.max_asserts}"
+        directory = blobs.repo.tddgit_dir if settings.use_cache else None
+        self.cache = BlobCache(directory, key)
+        self.changes: list[_Change] = []
+
+    def observe(self, v: CommitView) -> None:
+        parent = v.commit.parents[0] if v.commit.parents else None
+        for f in v.tests:
+            if f.status == "D" or self._language_of(f.path) is None:
+                continue
+            self.changes.append(_Change(v.sha, f"{v.sha}:{f.path}", _old(f, parent), f.path))
+
+    def resolve(self) -> list[Finding]:
+        if not self.changes:
+            return []
+        self.cache.load()
+        names = [c.new for c in self.changes] + [c.old for c in self.changes if c.old]
+        ids = dict(zip(names, self.blobs.info_many(names), strict=True))
+        paths: dict[str, str] = {}
+        for c in self.changes:
+            for name in (c.new, c.old):
+                blob = ids.get(name) if name else None
+                if blob and blob not in paths:
+                    paths[blob] = c.path
+        self._analyse([(b, p) for b, p in paths.items() if self.cache.get(b) is None])
+        self.cache.save()
+        out = []
+        for c in self.changes:
+            new = ids[c.new]
+            old = ids.get(c.old) if c.old else None
+            if new is not None:
+                was = self.cache.get(old) if old else None
+                out += self._crossings(c, self.cache.get(new) or (), was or ())
+        return out
+
+    def _analyse(self, todo: list[tuple[str, str]]) -> None:
+        from tddgit.audit.blobs import as_text
+
+        contents = self.blobs.contents_many([b for b, _ in todo])
+        for (blob, path), data in zip(todo, contents, strict=True):
+            text = as_text(data)
+            hits = hits_in(text, path, self.settings) if text else ()
+            self.cache.put(blob, hits)
+
+    def _crossings(self, c: _Change, new: tuple[Hit, ...], old: tuple[Hit, ...]) -> list[Finding]:
+        if not new:
+            return []
+        before = {(rule, test) for rule, test, _, _ in old}
+        out, seen = [], set()
+        for rule, test, count, message in new:
+            if (rule, test) in before or (rule, test) in seen:
+                continue
+            seen.add((rule, test))
+            out.append(self._finding(c, rule, test, count, message))
+        return out
+
+    def _finding(self, c: _Change, rule: str, test: str, count: int, message: str) -> Finding:
+        s = self.settings
+        threshold = s.max_mocks if rule == "over-mocking" else s.max_asserts
+        test_id = f"{c.path}::{test}"
+        return finding(
+            rule,
+            c.sha,
+            f"{test_id}: {message}",
+            files=(c.path,),
+            data={"test": test_id, "file": c.path, "count": count, "threshold": threshold},
+        )
+
+
+# --- analysing one blob -------------------------------------------------------------
+#
+# Parsing every version of every test file of a long history is the one thing here that
+# would cost seconds, and most test functions are far below the thresholds. So a Python
+# file is cut textually into its top-level statements; a test function whose text cannot
+# reach a threshold is blanked out (its lines kept, empty) before the file is parsed, and
+# a file with no test left is not parsed at all. What is parsed goes through the
+# detector itself, so every reported count and message is the detector's own.
+#
+# "Cannot reach" is judged by upper bounds: every mock the detector counts is a call
+# whose name (or an `as` alias) is one of _MOCK_WORDS; every assertion subject comes
+# from an assert-like word or an `and`. A function that imports, defines a fixture, sits
+# in a class, or whose assertions might be constant or absent is always parsed. (An
+# assertion whose word appears only inside a string could be missed: a screen, stated.)
+
+_MOCK_WORDS = (
+    "patch|Mock|MagicMock|AsyncMock|NonCallableMock|NonCallableMagicMock|PropertyMock|"
+    "create_autospec|spy|stub|async_stub|setattr|setitem|delattr|delitem"
+)
+_ASSERT_WORDS = re.compile(
+    r"\b(?:assert\w*|check_\w*|expect\w*|raises|warns|deprecated_call|and)\b"
+)
+_HAS_ASSERT = re.compile(r"\b(?:assert\w*|check_\w*|expect\w*|raises|warns|deprecated_call|fail)\b")
+_CONSTANT = re.compile(
+    r"\bassert\w*\s*\(?\s*(?:[(\[{'\"\d.+\-~\\]|True\b|False\b|None\b|not\b|lambda\b|"
+    r"[rRbBuUfF]{1,2}['\"]|$)",
+    re.M,
+)
+_COMMENT = re.compile(r"#[^\n]*")
+_TOP = re.compile(r"^(?=[^\s#)\]}])", re.M)  # a line that starts a top-level statement
+_TEST_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(test\w*)", re.M)
+_ALIAS = re.compile(r"\bas[ \t]+(\w+)")
+_JS_MOCKS = re.compile(r"\b(?:jest|vi|sinon)\s*\.\s*(?:mock|doMock|fn|spyOn|stub|spy|fake)\b")
+
+
+def hits_in(text: str, path: str, s: DetectorSettings) -> tuple[Hit, ...]:
+    """The over-threshold findings of the tests in one test file's text."""
+    from tddgit.detectors import language_of
+
+    if language_of(path) == "js":
+        return _js_hits(text, path, s)
+    if "def test" not in text:
+        return ()
+    reduced = _screened(text, s)
+    if reduced is None:
+        return ()
+    return _python_hits(reduced[0], reduced[1], text, path, s)
+
+
+def _js_hits(text: str, path: str, s: DetectorSettings) -> tuple[Hit, ...]:
+    if len(_JS_MOCKS.findall(text)) <= s.max_mocks:
+        return ()  # no test can get more mocks than the whole file makes
+    from tddgit.detectors.js import analyze_js
+
+    found = analyze_js(text, path, max_mocks=s.max_mocks)
+    return tuple((f.rule, f.test or "", f.count, f.message) for f in found if f.test)
+
+
+def _units(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the top-level statements, decorators joined to their def."""
+    starts = [m.start() for m in _TOP.finditer(text)]
+    merged: list[int] = []
+    for i, start in enumerate(starts):
+        if i and text.startswith("@", starts[i - 1]) and merged and merged[-1] == starts[i - 1]:
+            continue  # the def or class a decorator run belongs to
+        merged.append(start)
+    return [(a, b) for a, b in zip(merged, [*merged[1:], len(text)], strict=True)]
+
+
+def _screened(text: str, s: DetectorSettings) -> tuple[str, list[str]] | None:
+    """The text with the tests that cannot cross a threshold blanked out, and the names of
+    the top-level tests left in; None when no test is left."""
+    units = _units(text)
+    tests: list[tuple[int, int, str]] = []
+    context: list[str] = []
+    for a, b in units:
+        m = _TEST_DEF.search(text, a, b)
+        unit = text[a:b]
+        if m is not None and (m.start() == a or unit.startswith("@")) and _is_plain(unit):
+            tests.append((a, b, m.group(1)))
+        else:
+            context.append(unit)
+    aliases = {n for u in context for n in _ALIAS.findall(u) if "import" in u}
+    mock_words = re.compile(rf"\b(?:{_MOCK_WORDS}{''.join('|' + a for a in sorted(aliases))})\b")
+    shared = sum(
+        len(mock_words.findall(u)) for u in context if not u.startswith(("from", "import"))
+    )
+    kept: list[str] = []
+    parts: list[str] = []
+    last = 0
+    for a, b, name in tests:
+        unit = text[a:b]
+        if _may_cross(unit, mock_words, shared, s):
+            kept.append(name)
+        else:
+            parts += [text[last:a], "\n" * unit.count("\n")]
+            last = b
+    if not kept and not any("def test" in u for u in context):
+        return None  # every test is a plain function, none can cross
+    parts.append(text[last:])
+    return "".join(parts), kept
+
+
+def _is_plain(unit: str) -> bool:
+    """A top-level test function that no other test depends on (see the comment above)."""
+    return "import" not in unit and "fixture" not in unit
+
+
+def _may_cross(unit: str, mock_words: re.Pattern[str], shared: int, s: DetectorSettings) -> bool:
+    if len(mock_words.findall(unit)) + shared > s.max_mocks:
+        return True
+    body = _COMMENT.sub("", unit.split("\n", 1)[1] if "\n" in unit else "")
+    if _HAS_ASSERT.search(body) is None or _CONSTANT.search(body) is not None:
+        return True  # maybe no assertion, or one on a constant
+    return len(_ASSERT_WORDS.findall(body)) > s.max_asserts
+
+
+def _python_hits(
+    reduced: str, kept: list[str], text: str, path: str, s: DetectorSettings
+) -> tuple[Hit, ...]:
+    from tddgit.detectors.python import findings_for, test_metrics
+
+    metrics = test_metrics(reduced, path)
+    if any(name not in metrics for name in kept):
+        metrics = test_metrics(text, path)  # the cut went wrong (say, inside a string)
+    out: list[Hit] = []
+    for m in metrics.values():
+        for f in findings_for(m, path, max_mocks=s.max_mocks, max_asserts=s.max_asserts):
+            out.append((f.rule, f.test or m.name, f.count, f.message))
+    return tuple(out)
+
+
+def _old(f: FileChange, parent: str | None) -> str | None:
+    if parent is None or f.status not in ("M", "T", "R", "C"):
+        return None
+    return f"{parent}:{f.old_path or f.path}"
+
+
+register_check(check_yagni)
+register_check(check_test_detectors, detector=True)

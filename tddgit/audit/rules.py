@@ -453,10 +453,10 @@ def detectors(settings: DetectorSettings | None) -> Iterator[None]:
 
 def active_checks() -> list[Check]:
     """The checks an audit starting now runs, in order."""
+    import tddgit.audit.detector_rules  # noqa: F401  (registers the detector rules' checks)
+
     if DETECTORS.get() is None:
         return list(COMMIT_CHECKS)
-    import tddgit.audit.detector_rules  # noqa: F401  (registers the detector checks)
-
     return [*COMMIT_CHECKS, *DETECTOR_CHECKS]
 
 

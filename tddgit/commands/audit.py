@@ -78,6 +78,14 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
     "(executes the repository's code) and report where the declared phase does not hold.",
 )
 @click.option(
+    "--detectors/--no-detectors",
+    default=False,
+    show_default=True,
+    help="Also run the static test detectors over every version of the test files: "
+    "over-mocking and broad-assertion where a test first crosses antipatterns.max_mocks "
+    "or antipatterns.max_asserts (results cached by blob in the git dir).",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -98,6 +106,7 @@ def audit(
     fail_under: float | None,
     fail_on: str | None,
     verify: bool,
+    detectors: bool,
     jobs: int,
 ) -> None:
     """Report how test-first a history was: phases, cycles, findings and metrics.
@@ -115,10 +124,12 @@ def audit(
       tddgit audit HEAD -- src/parser            # only commits touching a path
       tddgit audit --format html -o audit.html   # a timeline to open in a browser
       tddgit audit --verify --jobs 4             # re-run the tests of declared commits
+      tddgit audit --detectors                   # over-mocking, broad assertions too
     """
     from tddgit import console
     from tddgit.audit import AuditOptions, run_audit
     from tddgit.audit.report import render
+    from tddgit.audit.rules import detectors as using_detectors
 
     rules = _rule_list(fail_on)
     a = app(ctx)
@@ -133,13 +144,23 @@ def audit(
         verifier = _verifier(a, jobs, bar) if verify else None
         if verifier is not None:
             options = replace(options, post_checks=(*options.post_checks, verifier))
-        report = run_audit(a.repo, a.config, options, progress=bar)
+        with using_detectors(_detector_settings(a.config) if detectors else None):
+            report = run_audit(a.repo, a.config, options, progress=bar)
     if verifier is not None:
         console.err(verifier.summary())
     if as_json:
         fmt = "json"
     _write(report, fmt, output, render)
     _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
+
+
+def _detector_settings(config: Any) -> Any:
+    from tddgit.audit.rules import DetectorSettings
+
+    return DetectorSettings(
+        max_mocks=int(config.get("antipatterns.max_mocks")),
+        max_asserts=int(config.get("antipatterns.max_asserts")),
+    )
 
 
 def _verifier(a: Any, jobs: int, bar: Any) -> Any:
