@@ -42,6 +42,8 @@ _HELP = {
 
     Holds when every target of the open red now passes, nothing that passed at the red
     fails, the red's test files are unchanged, and the change contains production code.
+    Added production lines that no test executed are recorded as `yagni` findings
+    (`green.yagni`: warn, block or off).
 
     \b
     Examples:
