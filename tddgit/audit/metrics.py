@@ -22,8 +22,9 @@ from typing import Any
 from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding
 
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
-# Findings that say nothing about the order of work: they do not lower conformance.
-NOT_PROCESS = frozenset({"missing-evidence"})
+# Findings that say nothing about the order of work: they do not lower conformance. The
+# detector rules judge how tests are written, not whether they came first.
+NOT_PROCESS = frozenset({"missing-evidence", "over-mocking", "broad-assertion", "yagni"})
 
 
 def _pct(part: int, whole: int) -> float | None:
