@@ -259,12 +259,9 @@ def _js_hits(text: str, path: str, s: DetectorSettings) -> tuple[Hit, ...]:
 def _units(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the top-level statements, decorators joined to their def."""
     starts = [m.start() for m in _TOP.finditer(text)]
-    merged: list[int] = []
-    for i, start in enumerate(starts):
-        if i and text.startswith("@", starts[i - 1]) and merged and merged[-1] == starts[i - 1]:
-            continue  # the def or class a decorator run belongs to
-        merged.append(start)
-    return [(a, b) for a, b in zip(merged, [*merged[1:], len(text)], strict=True)]
+    # a statement right after a decorator line is the def or class it decorates
+    merged = [a for i, a in enumerate(starts) if not i or not text.startswith("@", starts[i - 1])]
+    return list(zip(merged, [*merged[1:], len(text)], strict=True))
 
 
 def _screened(text: str, s: DetectorSettings) -> tuple[str, list[str]] | None:
