@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from tddgit.config import DEFAULT_SOURCE_GLOBS
 from tddgit.git import Repo
-from tddgit.paths import Kind
+from tddgit.paths import Kind, matches
 from tddgit.staged import StagedChange, read_blob
 
 
@@ -52,7 +53,9 @@ def _decode(data: bytes | None) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def staged_targets(repo: Repo, change: StagedChange) -> list[str]:
+def staged_targets(
+    repo: Repo, change: StagedChange, source_globs: tuple[str, ...] = DEFAULT_SOURCE_GLOBS
+) -> list[str]:
     """Test ids (pytest node ids, or test file paths) new or changed in the staged test
     files compared with HEAD's tree."""
     targets: list[str] = []
@@ -63,7 +66,10 @@ def staged_targets(repo: Repo, change: StagedChange) -> list[str]:
         if name == "conftest.py" or name == "__init__.py":
             continue
         if not f.path.endswith(".py"):
-            targets.append(f.path)
+            # Test data (fixtures, .json, binaries) is part of a test change but holds no
+            # test to run; only test *code* in other languages is targeted, as a whole file.
+            if matches(f.path, source_globs):
+                targets.append(f.path)
             continue
         new = python_tests(_decode(read_blob(repo, change.tree, f.path)) or "")
         if new is None:

@@ -42,6 +42,7 @@ def test_new_changed_and_untouched_tests(repo: GitRepo) -> None:
     )
     repo.write("tests/conftest.py", "import pytest\n")
     repo.write("tests/test_js.spec.js", "test('x', () => {})\n")
+    repo.write("tests/data/input.json", "{}\n")  # test data: a test change, not a target
     repo.add()
     assert sorted(targets(repo)) == [
         "tests/test_js.spec.js",

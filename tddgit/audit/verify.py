@@ -248,7 +248,7 @@ def _changed_tests(repo: Repo, classifier: Any, c: CommitRecord) -> tuple[str, .
     files = tuple(diff_trees(repo, base, tree))
     kinds = {f.path: classifier.kind(f.path) for f in files}
     change = StagedChange(tree=tree, head=parent, base_tree=base, files=files, kinds=kinds)
-    return tuple(staged_targets(repo, change))
+    return tuple(staged_targets(repo, change, classifier.source_globs))
 
 
 # --- judging a re-run --------------------------------------------------------------------

@@ -13,7 +13,7 @@ from tddgit.config import Config
 from tddgit.gates.records import Plan
 from tddgit.git import Repo
 from tddgit.model import RunResult
-from tddgit.paths import Classifier, Kind
+from tddgit.paths import Classifier, Kind, matches
 from tddgit.staged import StagedChange, dirty_paths
 
 # Files that are "other" by kind but still steer a test run: a dirty one forces a snapshot.
@@ -145,9 +145,12 @@ def _selection(config: Config, phase: str, plan: Plan, change: StagedChange) -> 
         return ()
     chosen = list(plan.targets)
     if scope == "changed":
+        code = config.globs("source_globs")
         for path in change.paths(Kind.TEST, include_deleted=False):
             name = path.rsplit("/", 1)[-1]
-            if name not in ("conftest.py", "__init__.py") and path not in chosen:
+            if name in ("conftest.py", "__init__.py") or path in chosen:
+                continue
+            if matches(path, code):  # test data under tests/ holds nothing to run
                 chosen.append(path)
     # A file in the selection already covers its tests: keep pytest from running them twice.
     files = {c for c in chosen if "::" not in c}

@@ -64,7 +64,7 @@ def plan_red(
             Reason("no-test-change", "a red step must add or change a test; none is staged")
         )
     plan.reasons.extend(_pre_test_code(repo, config, change))
-    plan.targets = list(tests) or staged_targets(repo, change)
+    plan.targets = list(tests) or staged_targets(repo, change, config.globs("source_globs"))
     if not plan.targets and change.touches_tests:
         plan.reasons.append(
             Reason("no-targets", "no new or changed test found in the staged test files")

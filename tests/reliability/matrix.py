@@ -302,12 +302,7 @@ EXPECTED: dict[tuple[str, str], int] = {
 EXTRA_EXPECTED = {"bad-range": 2, "missing-msgfile": 2, "missing-path": 2}
 
 # Cases found wrong and not fixable in the files this campaign owns (see docs/reliability.md).
-OPEN = {
-    ("binary-and-huge", "red"): "tests/data.bin is classified as a test file (tests/ glob) "
-    "and becomes a red target that never runs: refused as target-not-run (paths.py)",
-    ("binary-and-huge", "hook commit-msg"): "the same: the hook's red gate refuses the "
-    "staged binary under tests/ as target-not-run (paths.py)",
-}
+OPEN: dict[tuple[str, str], str] = {}
 
 
 def expected(fixture: str, command: str) -> int:
