@@ -13,15 +13,14 @@ Older git gets ``--batch``, where an ``info`` request reads (and drops) the cont
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
-import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 
 from tddgit.git import Repo, clean_env
 
 MAX_BLOB = 512 * 1024
+_BATCH_BYTES = 16 * 1024  # requests per batch: well below any pipe's capacity
 _NULL = "0" * 40  # larger files are never stubs, and imports sit at the top anyway
 
 
@@ -45,9 +44,9 @@ class BlobReader:
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
             self._commands = _has_batch_command()
-            mode = "--batch-command" if self._commands else "--batch"
+            mode = ["--batch-command", "--buffer"] if self._commands else ["--batch"]
             self._proc = subprocess.Popen(
-                ["git", "cat-file", mode],
+                ["git", "cat-file", *mode],
                 cwd=self._repo.root,
                 env=clean_env(),
                 stdin=subprocess.PIPE,
@@ -64,6 +63,8 @@ class BlobReader:
         assert proc.stdin is not None and proc.stdout is not None
         self.reads += 1
         proc.stdin.write(self._ask("contents", f"{commit}:{path}"))
+        if self._commands:
+            proc.stdin.write(b"flush\n")
         proc.stdin.flush()
         return self._answer(proc)
 
@@ -80,8 +81,8 @@ class BlobReader:
         assert proc.stdout is not None
         command = "info" if self._commands else "contents"
         out: list[str | None] = []
-        with self._pipelined(proc, [self._ask(command, n) for n in names]):
-            for _ in names:
+        for count in self._batches(proc, [self._ask(command, n) for n in names]):
+            for _ in range(count):
                 self.infos += 1
                 header = proc.stdout.readline().split()
                 if not _found(header):
@@ -96,38 +97,43 @@ class BlobReader:
         """The contents of blobs named by id (None: missing, not a blob, or too large)."""
         proc = self._start()
         out: list[bytes | None] = []
-        with self._pipelined(proc, [self._ask("contents", i) for i in ids]):
-            for _ in ids:
+        for count in self._batches(proc, [self._ask("contents", i) for i in ids]):
+            for _ in range(count):
                 self.reads += 1
                 out.append(self._answer(proc))
         return out
 
-    @contextlib.contextmanager
-    def _pipelined(self, proc: subprocess.Popen[bytes], requests: list[bytes]) -> Iterator[None]:
-        """Write every request from a thread while the caller reads the answers."""
+    def _batches(self, proc: subprocess.Popen[bytes], requests: list[bytes]) -> Iterator[int]:
+        """Send the requests a batch at a time; yields each batch's size, for the caller to
+        read that many answers before the next batch is sent.
+
+        A batch's requests fit in the pipe to git, so writing one never blocks even while
+        git waits for us to read: no deadlock, and no writer thread (a thread would pass
+        the GIL back and forth with the reader once per answer, which costs far more than
+        git's own lookup). With ``--batch-command --buffer`` git answers a whole batch at
+        once on ``flush``.
+        """
         stdin = proc.stdin
         assert stdin is not None
-
-        def ask() -> None:
-            for chunk in range(0, len(requests), 512):
-                stdin.write(b"".join(requests[chunk : chunk + 512]))
+        end = b"flush\n" if self._commands else b""
+        i = 0
+        while i < len(requests):
+            size, j = 0, i
+            while j < len(requests) and (j == i or size + len(requests[j]) < _BATCH_BYTES):
+                size += len(requests[j])
+                j += 1
+            stdin.write(b"".join(requests[i:j]) + end)
             stdin.flush()
-
-        writer = threading.Thread(target=ask, daemon=True)
-        writer.start()
-        try:
-            yield
-        finally:
-            writer.join()
+            yield j - i
+            i = j
 
     def read_many(self, names: Sequence[tuple[str, str]]) -> Iterator[bytes | None]:
-        """Blobs for many (commit, path) pairs, pipelined: a thread writes every request
-        while this one reads, so there is no round trip per blob."""
+        """Blobs for many (commit, path) pairs, asked for in batches (no round trip per
+        blob)."""
         proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
         asked = [self._ask("contents", f"{c}:{p}") for c, p in names]
-        with self._pipelined(proc, asked):
-            for _ in asked:
+        for count in self._batches(proc, asked):
+            for _ in range(count):
                 self.reads += 1
                 yield self._answer(proc)
 
