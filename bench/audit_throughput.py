@@ -10,9 +10,13 @@ several runs (medians):
   ``os.wait4`` of the child, which also covers the git process it waited for), and
   seconds per 1k commits at every size (target: flat from 10k to 100k).
 
+With ``--detectors`` the same rows are followed by ``tddgit audit --format json
+--detectors`` twice: with a cold blob cache (deleted before each run) and a warm one
+(targets: cold <= 3x git log; the default audit stays <= 1.5x).
+
     python bench/audit_throughput.py                      # 10k and 100k, 3 runs
     python bench/audit_throughput.py --sizes 10000 --runs 5
-    python bench/audit_throughput.py --detectors none     # passed on as --detectors none
+    python bench/audit_throughput.py --detectors          # also cold and warm detectors
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ sys.path.insert(0, str(ROOT))
 from bench.synth import ensure_repo  # noqa: E402
 
 RATIO_TARGET = 1.5
+DETECTORS_RATIO_TARGET = 3.0  # --detectors with a cold cache
 RSS_TARGET_MIB = 300
+CACHE_FILE = Path(".git") / "tddgit" / "audit-test-blobs.json"  # tddgit.audit.blobcache
 
 _READ_LOOP = """
 import sys
@@ -74,12 +80,12 @@ def audit_available() -> bool:
 
 
 def tddgit_command(
-    repo: Path, use_audit: bool, detectors: str | None, forced: bool = False
+    repo: Path, use_audit: bool, detectors: bool = False, forced: bool = False
 ) -> tuple[str, list[str]]:
     if use_audit:
         cmd = [sys.executable, "-m", "tddgit", "-C", str(repo), "audit", "--format", "json"]
-        if detectors is not None:
-            cmd += ["--detectors", detectors]
+        if detectors:
+            return "tddgit audit --format json --detectors", [*cmd, "--detectors"]
         return "tddgit audit --format json", cmd
     why = "--reader" if forced else "no audit command yet"
     return f"read_history loop ({why})", [sys.executable, "-c", _READ_LOOP, str(repo)]
@@ -89,9 +95,9 @@ def median(runs: list[Run]) -> Run:
     return Run(statistics.median(r.seconds for r in runs), max(r.max_rss_mib for r in runs))
 
 
-def bench_size(n: int, runs: int, use_audit: bool, detectors: str | None) -> dict[str, float]:
+def bench_size(n: int, runs: int, use_audit: bool) -> dict[str, float]:
     repo = ensure_repo(n)
-    _, cmd = tddgit_command(repo, use_audit, detectors)
+    _, cmd = tddgit_command(repo, use_audit)
     git_cmd = ["git", "log", "-z", "--name-status", "HEAD"]
     timed(git_cmd, repo)  # warm the page cache for both sides
     git_runs, ours = [], []
@@ -119,6 +125,27 @@ def bench_size(n: int, runs: int, use_audit: bool, detectors: str | None) -> dic
     return row
 
 
+def bench_detectors(n: int, runs: int, git_s: float) -> None:
+    """``--detectors`` with a cold cache (deleted before each run), then a warm one."""
+    repo = ensure_repo(n)
+    _, cmd = tddgit_command(repo, True, detectors=True)
+    cache = repo / CACHE_FILE
+    cold, warm = [], []
+    for _ in range(runs):
+        cache.unlink(missing_ok=True)
+        cold.append(timed(cmd, repo))
+    for _ in range(runs):
+        warm.append(timed(cmd, repo))
+    for label, result in (("cold", median(cold)), ("warm", median(warm))):
+        ratio = result.seconds / git_s
+        target = DETECTORS_RATIO_TARGET if label == "cold" else RATIO_TARGET
+        print(
+            f"{n:>8} | detectors, {label} cache: {result.seconds:6.2f} s | {ratio:5.2f}x of git "
+            f"log (target {target}x) {_mark(ratio <= target)} | {result.max_rss_mib:5.0f} MiB",
+            flush=True,
+        )
+
+
 def _mark(ok: bool) -> str:
     return "ok  " if ok else "OVER"
 
@@ -130,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
-        "--detectors", default=None, help="passed on to `tddgit audit --detectors VALUE`"
+        "--detectors",
+        action="store_true",
+        help="also time `tddgit audit --detectors` with a cold and a warm blob cache",
     )
     parser.add_argument(
         "--reader", action="store_true", help="time the read_history loop even if audit exists"
@@ -138,14 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     use_audit = not args.reader and audit_available()
-    label, _ = tddgit_command(Path("."), use_audit, args.detectors, forced=args.reader)
+    label, _ = tddgit_command(Path("."), use_audit, forced=args.reader)
     print(f"tddgit side: {label}; {args.runs} runs, medians; peak RSS = max over runs")
     print(f"targets: ratio <= {RATIO_TARGET}x, peak RSS <= {RSS_TARGET_MIB} MiB, s/1k flat")
     print(
         " commits | git log   | tddgit    | ratio      | git RSS   | tddgit RSS     "
         "| s/1k git | s/1k tddgit"
     )
-    rows = [bench_size(n, args.runs, use_audit, args.detectors) for n in args.sizes]
+    rows = [bench_size(n, args.runs, use_audit) for n in args.sizes]
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
         ours = last["s_per_1k"] / first["s_per_1k"]
@@ -157,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
             f"git log x{gits:.2f}; tddgit relative to git x{ours / gits:.2f} "
             f"({'flat' if ours / gits <= 1.15 else 'NOT flat'})"
         )
+    if args.detectors and use_audit:
+        print("detectors (medians; the git log time is the row's above):")
+        for row in rows:
+            bench_detectors(int(row["n"]), args.runs, row["git_s"])
     return 0
 
 

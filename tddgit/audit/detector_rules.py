@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from tddgit.audit.blobcache import BlobCache, Hit
@@ -155,6 +156,7 @@ class TestDetectors:
                     paths[blob] = c.path
         self._analyse([(b, p) for b, p in paths.items() if self.cache.get(b) is None])
         self.cache.save()
+        _SEEN.clear()  # per audit: the texts of a whole history's test functions add up
         out = []
         for c in self.changes:
             new = ids[c.new]
@@ -278,16 +280,22 @@ def _screened(text: str, s: DetectorSettings) -> tuple[str, list[str]] | None:
         else:
             context.append(unit)
     aliases = {n for u in context for n in _ALIAS.findall(u) if "import" in u}
-    mock_words = re.compile(rf"\b(?:{_MOCK_WORDS}{''.join('|' + a for a in sorted(aliases))})\b")
+    mock_words = _mock_words(tuple(sorted(aliases)))
     shared = sum(
         len(mock_words.findall(u)) for u in context if not u.startswith(("from", "import"))
     )
+    # Most test functions are unchanged from the file's previous version: judge each text
+    # once per audit (valid while nothing outside the function can add mocks).
+    seen = _SEEN.setdefault((s, mock_words.pattern), {}) if not shared else {}
     kept: list[str] = []
     parts: list[str] = []
     last = 0
     for a, b, name in tests:
         unit = text[a:b]
-        if _may_cross(unit, mock_words, shared, s):
+        crosses = seen.get(unit)
+        if crosses is None:
+            crosses = seen[unit] = _may_cross(unit, mock_words, shared, s)
+        if crosses:
             kept.append(name)
         else:
             parts += [text[last:a], "\n" * unit.count("\n")]
@@ -296,6 +304,14 @@ def _screened(text: str, s: DetectorSettings) -> tuple[str, list[str]] | None:
         return None  # every test is a plain function, none can cross
     parts.append(text[last:])
     return "".join(parts), kept
+
+
+_SEEN: dict[tuple[DetectorSettings, str], dict[str, bool]] = {}  # see ``TestDetectors``
+
+
+@lru_cache(maxsize=64)
+def _mock_words(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{_MOCK_WORDS}{''.join('|' + a for a in aliases)})\b")
 
 
 def _is_plain(unit: str) -> bool:
