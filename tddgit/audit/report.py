@@ -14,6 +14,7 @@ from json.encoder import encode_basestring as _str
 from typing import IO, Any
 
 from tddgit.audit.model import SCHEMA, AuditReport, CommitRecord, Cycle, Episode, Finding
+from tddgit.model import FileChange
 
 # The CLI offers exactly these.
 FORMATS = ("text", "json", "markdown", "sarif", "html")
@@ -113,14 +114,27 @@ class _Lines:
     def __init__(self, dumps: Callable[[Any], str]) -> None:
         self.dumps = dumps
         self.enc = _Encoded()
+        self._files: dict[tuple[int, str], str] = {}
+        self._keep: list[FileChange] = []  # what the ids above name, alive until the end
+
+    def _file(self, f: FileChange, kind: str) -> str:
+        w = self.enc
+        out = self._files[id(f), kind] = (
+            f'{{"status":{w[f.status]},"path":{w[f.path]},"old_path":{w[f.old_path]},'
+            f'"kind":{w[kind]}}}'
+        )
+        self._keep.append(f)
+        return out
 
     def commit(self, c: CommitRecord) -> str:
         w = self.enc
         if c.files:
+            # The reader shares one FileChange per (status, path) across the history and
+            # the records keep them alive while this runs, so id() names them.
+            seen = self._files
             files = ",".join(
                 [
-                    f'{{"status":{w[f.status]},"path":{w[f.path]},"old_path":'
-                    f'{w[f.old_path]},"kind":{w[k]}}}'
+                    seen.get((id(f), k)) or self._file(f, k)
                     for f, k in zip(c.files, c.file_kinds, strict=False)
                 ]
             )
