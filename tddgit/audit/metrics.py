@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, sub
 from statistics import median
 from typing import Any
 
@@ -56,7 +57,7 @@ def _measures(kinds: Counter[str], durations: list[int]) -> dict[str, float | No
         return {"seq": None, "gra": None, "uni": None, "ref": None}
     durations.sort()
     mid = _median_of_sorted(durations)
-    deviations = sorted([abs(d - mid) for d in durations])
+    deviations = sorted(map(abs, map(sub, durations, repeat(mid))))  # all in C
     return {
         "seq": _pct(kinds["test-first"], n),
         "gra": _minutes(mid),
@@ -95,7 +96,7 @@ def summary(
     acc = _Counts()
     for key, n in Counter(map(_KEY, records)).items():
         acc.add(key, n)
-    acc.proven = sum(1 for r in records if _proven(r))
+    acc.proven = sum(1 for r in records if r.evidence is not None and _proven(r))
     acc.code_clean = acc.code - _flagged_code(records, _flagged(findings))[1]
     return _summary(acc, findings, cycles, episodes)
 
@@ -235,7 +236,7 @@ def compute(
     per: dict[str, _Counts] = defaultdict(_Counts)
     for key, n in Counter(map(_KEY, records)).items():
         per[key[0]].add(key, n)
-    for r in records:
+    for r in [r for r in records if r.evidence is not None]:  # few have a note
         if _proven(r):
             per[r.author_email].proven += 1
     flagged_per, _ = _flagged_code(records, _flagged(findings))
