@@ -223,3 +223,22 @@ def test_json_lines_are_exactly_what_json_dumps_gives(repo, with_detectors):
             expected = dumps(item.to_json())
             assert f"  {expected}," in lines or f"  {expected}" in lines, key
     assert any(f["rule"] == "over-mocking" for f in doc["findings"]) == with_detectors
+
+
+def jest(mocks: int) -> str:
+    body = "".join(f"  const m{i} = jest.fn();\n" for i in range(mocks))
+    return f"describe('app', () => {{\n  it('runs', () => {{\n{body}    expect(1).toBe(1);\n  }});\n}});\n"
+
+
+def test_js_tests_and_odd_paths_and_old_git(repo, monkeypatch):
+    s = Steps(repo)
+    s.commit("js three", {"web/app.test.js": jest(3)})
+    s.commit("js four", {"web/app.test.js": jest(4)})
+    s.commit("spaced", {"tests/test with space.py": mocked(5)})
+    expected = ["js four", "spaced"]
+    assert fired(detector_audit(repo, use_cache=False), "over-mocking") == expected
+    js = next(f for f in detector_audit(repo).findings if f.rule == "over-mocking")
+    assert js.data["test"] == "web/app.test.js::app > runs"
+    # git before 2.36 has no --batch-command: the same answers through --batch
+    monkeypatch.setattr("tddgit.audit.blobs._BATCH_COMMAND", False)
+    assert fired(detector_audit(repo, use_cache=False), "over-mocking") == expected
