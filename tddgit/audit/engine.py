@@ -286,7 +286,8 @@ class Auditor:
         found = self.findings + self._stubs.resolve()
         order = self._index
         found.sort(key=lambda f: order.get(f.commit, -1))  # stable: history order
-        findings = [f for f in found if f.commit not in self._undone]
+        undone = self._undone
+        findings = [f for f in found if f.commit not in undone] if undone else found
         cycles = [cb.freeze() for cb in self._cycles if not cb.removed]
         if not gc.isenabled():
             # The audit runs its pass with the cyclic GC off (``run_audit``): the records

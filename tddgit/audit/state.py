@@ -93,17 +93,19 @@ class CycleBuilder:
         time_in_red = None
         if self.green_time is not None:
             time_in_red = max(0, self.green_time - self.red_time)
-        return Cycle(
-            id=self.id,
-            status=status,
-            red=self.red,
-            green=self.green,
-            refactors=tuple(self.refactors),
-            author_name=self.author_name,
-            author_email=self.author_email,
-            started=self.red_time,
-            ended=self.last_time if self.green else None,
-            time_in_red=time_in_red,
+        return Cycle.fast(  # one per cycle of the history: see CommitRecord.fast
+            {
+                "id": self.id,
+                "status": status,
+                "red": self.red,
+                "green": self.green,
+                "refactors": tuple(self.refactors),
+                "author_name": self.author_name,
+                "author_email": self.author_email,
+                "started": self.red_time,
+                "ended": self.last_time if self.green else None,
+                "time_in_red": time_in_red,
+            }
         )
 
 

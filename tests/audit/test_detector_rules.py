@@ -242,3 +242,17 @@ def test_js_tests_and_odd_paths_and_old_git(repo, monkeypatch):
     # git before 2.36 has no --batch-command: the same answers through --batch
     monkeypatch.setattr("tddgit.audit.blobs._BATCH_COMMAND", False)
     assert fired(detector_audit(repo, use_cache=False), "over-mocking") == expected
+
+
+def test_records_built_fast_equal_the_dataclass_constructor():
+    """The audit builds its per-commit and per-cycle records without the frozen
+    dataclass __init__ (the JSON above reads them); they must equal the real thing."""
+    from dataclasses import fields
+
+    from tddgit.audit.model import CommitRecord, Cycle
+
+    rec = {f.name: None for f in fields(CommitRecord)} | {"sha": "a" * 40, "parents": ()}
+    assert CommitRecord.fast(dict(rec)) == CommitRecord(**rec)
+    cyc = {f.name: None for f in fields(Cycle)} | {"id": 1, "refactors": ()}
+    assert Cycle.fast(dict(cyc)) == Cycle(**cyc)
+    assert hash(Cycle.fast(dict(cyc))) == hash(Cycle(**cyc))
