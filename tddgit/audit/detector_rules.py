@@ -99,9 +99,12 @@ def _ranges(value: Any) -> list[tuple[int, int]]:
 
 def check_test_detectors(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     """Notes the test files the commit changes; judged at the end (``resolve``)."""
+    work = stubs.later(_KEY, _make_work)
+    assert isinstance(work, TestDetectors)
+    # Trees name versions more cheaply than commits (git skips reading the commit), and a
+    # parent's tree is only known if it was seen: remember every one.
+    work.trees[v.sha] = v.commit.tree
     if v.tests:
-        work = stubs.later(_KEY, _make_work)
-        assert isinstance(work, TestDetectors)
         work.observe(v)
     return _NONE
 
@@ -113,8 +116,8 @@ def _make_work(blobs: BlobReader) -> TestDetectors:
 @dataclass(frozen=True)
 class _Change:
     sha: str
-    new: str  # <commit>:<path>
-    old: str | None  # <parent>:<old path>, None for an added file
+    new: str  # <tree>:<path>
+    old: str | None  # <parent's tree or the parent>:<old path>, None for an added file
     path: str
 
 
@@ -134,13 +137,16 @@ class TestDetectors:
         directory = blobs.repo.tddgit_dir if settings.use_cache else None
         self.cache = BlobCache(directory, key)
         self.changes: list[_Change] = []
+        self.trees: dict[str, str] = {}  # commit -> its tree, for every commit seen
 
     def observe(self, v: CommitView) -> None:
         parent = v.commit.parents[0] if v.commit.parents else None
+        base = self.trees.get(parent, parent) if parent else None
+        tree = v.commit.tree
         for f in v.tests:
             if f.status == "D" or self._language_of(f.path) is None:
                 continue
-            self.changes.append(_Change(v.sha, f"{v.sha}:{f.path}", _old(f, parent), f.path))
+            self.changes.append(_Change(v.sha, f"{tree}:{f.path}", _old(f, base), f.path))
 
     def resolve(self) -> list[Finding]:
         if not self.changes:
@@ -156,6 +162,7 @@ class TestDetectors:
                     paths[blob] = c.path
         self._analyse([(b, p) for b, p in paths.items() if self.cache.get(b) is None])
         self.cache.save()
+        self.trees.clear()
         _SEEN.clear()  # per audit: the texts of a whole history's test functions add up
         out = []
         for c in self.changes:
