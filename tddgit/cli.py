@@ -67,7 +67,7 @@ class AppContext:
         if self._config is None:
             from tddgit.config import load_config
 
-            self._config = load_config(self.repo.root)
+            self._config = load_config(self.repo.root, self.repo.tddgit_dir)
         return self._config
 
 

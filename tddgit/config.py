@@ -6,6 +6,7 @@ key path. The effective configuration remembers where each value came from.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -300,13 +301,45 @@ def _load_yaml(path: Path) -> Any:
         ) from exc
 
 
-def find_config_file(root: Path) -> tuple[Path | None, dict[str, Any] | None]:
+def _yaml_cached(path: Path, cache_dir: Path | None) -> Any:
+    """The parsed YAML file, from a small JSON cache keyed by its size and mtime when one
+    matches: importing PyYAML alone costs more than a hook's whole budget allows."""
+    if cache_dir is None:
+        return _load_yaml(path)
+    import json
+
+    try:
+        st = path.stat()
+    except OSError:
+        return _load_yaml(path)
+    key = [str(path), st.st_size, st.st_mtime_ns]
+    cache = cache_dir / "config-cache.json"
+    try:
+        entry = json.loads(cache.read_text(encoding="utf-8"))
+        if isinstance(entry, dict) and entry.get("key") == key:
+            return entry.get("raw")
+    except (OSError, ValueError):
+        pass
+    raw = _load_yaml(path)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".tmp-config-{os.getpid()}")
+        tmp.write_text(json.dumps({"key": key, "raw": raw}), encoding="utf-8")
+        os.replace(tmp, cache)  # atomic: readers see a whole entry or the old one
+    except (OSError, TypeError, ValueError):
+        pass  # unserialisable YAML (dates...) or a read-only git dir: just don't cache
+    return raw
+
+
+def find_config_file(
+    root: Path, cache_dir: Path | None = None
+) -> tuple[Path | None, dict[str, Any] | None]:
     """The one configuration source in ``root`` and its raw ``tddgit`` table."""
     found: list[tuple[Path, Any]] = []
     for name in (".tddgit.yaml", ".tddgit.yml"):
         p = root / name
         if p.is_file():
-            found.append((p, _load_yaml(p)))
+            found.append((p, _yaml_cached(p, cache_dir)))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = _load_toml(pyproject)
@@ -403,9 +436,10 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
     return value
 
 
-def load_config(root: Path) -> Config:
-    """Read and validate the configuration of the work tree at ``root``."""
-    path, raw = find_config_file(root)
+def load_config(root: Path, cache_dir: Path | None = None) -> Config:
+    """Read and validate the configuration of the work tree at ``root``; ``cache_dir`` (in
+    the git dir) may hold a parse cache of a YAML configuration."""
+    path, raw = find_config_file(root, cache_dir)
     base = default_config()
     if path is None or raw is None:
         return Config(values=base.values, sources=base.sources, file=None, root=root)

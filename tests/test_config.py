@@ -116,3 +116,18 @@ def test_bare_yaml_off_means_off(tmp_path: Path) -> None:
     (tmp_path / ".tddgit.yaml").write_text("mode: off\n")
     with pytest.raises(ConfigError, match="`mode` must be"):
         load_config(tmp_path)
+
+
+def test_yaml_parse_cache_follows_edits_and_survives_corruption(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    (tmp_path / ".tddgit.yaml").write_text("timeout: 10\n")
+    assert load_config(tmp_path, cache).timeout == 10
+    assert (cache / "config-cache.json").exists()
+    assert load_config(tmp_path, cache).timeout == 10  # served from the cache
+    (tmp_path / ".tddgit.yaml").write_text("timeout: 2000\n")  # other size and mtime
+    assert load_config(tmp_path, cache).timeout == 2000
+    (cache / "config-cache.json").write_text("{torn")
+    assert load_config(tmp_path, cache).timeout == 2000
+    (tmp_path / ".tddgit.yaml").write_text("timeout: [\n")
+    with pytest.raises(ConfigError, match="malformed YAML"):
+        load_config(tmp_path, cache)  # errors are never cached away

@@ -72,7 +72,7 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
         from tddgit.hooks.context import discover
 
         ctx = discover(cwd)
-        config = load_config(ctx.repo.root)
+        config = load_config(ctx.repo.root, ctx.repo.tddgit_dir)
         crash = os.environ.get(CRASH_ENV)
         if crash in (name, "all"):
             raise RuntimeError(f"{CRASH_ENV}={crash}: simulated internal error")

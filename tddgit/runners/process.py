@@ -105,6 +105,18 @@ def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
         watchdog.wait()
 
 
+def _wait_exited(proc: subprocess.Popen[bytes]) -> None:
+    """Block until the leader exits, without reaping it: while its zombie exists its pgid
+    cannot be reused, so killing the group afterwards is always safe."""
+    if hasattr(os, "waitid"):
+        try:
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+            return
+        except ChildProcessError:
+            return  # already reaped
+    proc.wait()
+
+
 def run_command(
     argv: Sequence[str] | str,
     cwd: Path,
@@ -140,21 +152,30 @@ def run_command(
     lock = threading.Lock()
     reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
     reader.start()
-    timed_out = False
+    exited = threading.Event()
+    timed_out = threading.Event()
+
+    def on_timeout() -> None:
+        timed_out.set()
+        _kill_group(pgid, signal.SIGTERM)
+        if not exited.wait(TERM_GRACE):
+            _kill_group(pgid, signal.SIGKILL)
+
+    # A timer enforces the timeout so the wait below can block: Popen.wait(timeout=...)
+    # polls with sleeps of up to 50 ms, which made every run notice its end that late.
+    timer = threading.Timer(timeout, on_timeout)
+    timer.daemon = True
+    timer.start()
     try:
         if on_start is not None:
             on_start(pgid)
         faults.point("run.started")
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(pgid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=TERM_GRACE)
-            except subprocess.TimeoutExpired:
-                pass
+        _wait_exited(proc)
     finally:
+        exited.set()
+        timer.cancel()
+        if timer.is_alive():
+            timer.join()  # a timeout in progress finishes signalling before we reap
         # Always: leftovers of the group (forked children, a leader that ignored SIGTERM,
         # or an interrupted tddgit) are killed before we return or propagate.
         _kill_group(pgid, signal.SIGKILL)
@@ -174,6 +195,6 @@ def run_command(
     return ProcResult(
         exit_code=proc.returncode,
         output_tail=data.decode("utf-8", "replace"),
-        timed_out=timed_out,
+        timed_out=timed_out.is_set(),
         duration=time.monotonic() - start,
     )
