@@ -7,10 +7,11 @@ work tree or the index; write-tree only adds tree objects to the object store.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tddgit.errors import UsageError
+from tddgit.errors import GitError, UsageError
 from tddgit.git import EMPTY_TREE, Repo, zsplit
 from tddgit.model import FileChange
 from tddgit.paths import Classifier, Kind
@@ -102,18 +103,55 @@ def staged_change(repo: Repo, classifier: Classifier) -> StagedChange:
     return StagedChange(tree=tree, head=head, base_tree=base, files=files, kinds=kinds)
 
 
-def dirty_paths(repo: Repo) -> list[str]:
+class DirtyScan:
     """Tracked files whose work-tree content differs from the index, and untracked files
-    that are not ignored: what could make a run in the work tree disagree with the index."""
-    modified = zsplit(
-        repo.run("diff-files", "-z", "--name-only").stdout.decode("utf-8", "surrogateescape")
+    that are not ignored: what could make a run in the work tree disagree with the index.
+
+    Both git calls start at construction and run while the caller does other work (the
+    gate reads the staged tree meanwhile); ``paths()`` collects them, ``close()`` reaps."""
+
+    _ARGS = (
+        ("diff-files", "-z", "--name-only"),
+        ("ls-files", "-z", "--others", "--exclude-standard"),
     )
-    untracked = zsplit(
-        repo.run("ls-files", "-z", "--others", "--exclude-standard").stdout.decode(
-            "utf-8", "surrogateescape"
-        )
-    )
-    return sorted(set(modified) | set(untracked))
+
+    def __init__(self, repo: Repo) -> None:
+        self._procs = [
+            subprocess.Popen(
+                ["git", *args],
+                cwd=repo.root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for args in self._ARGS
+        ]
+        self._paths: list[str] | None = None
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            found: set[str] = set()
+            for args, proc in zip(self._ARGS, self._procs, strict=True):
+                out, err = proc.communicate()
+                if proc.returncode != 0:
+                    msg = err.decode("utf-8", "replace").strip().splitlines()
+                    raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+                found.update(zsplit(out.decode("utf-8", "surrogateescape")))
+            self._paths = sorted(found)
+        return self._paths
+
+    def close(self) -> None:
+        for proc in self._procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+
+
+def dirty_paths(repo: Repo) -> list[str]:
+    scan = DirtyScan(repo)
+    try:
+        return scan.paths()
+    finally:
+        scan.close()
 
 
 def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:

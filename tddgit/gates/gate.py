@@ -15,14 +15,13 @@ from tddgit import __version__
 from tddgit.config import Config
 from tddgit.evidence import Evidence
 from tddgit.gates.execute import BackgroundRun, early_selection, execute
-from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
 from tddgit.gates.plan import check_transition, plan_green, plan_red, plan_refactor
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
 from tddgit.git import Repo
 from tddgit.lineage import State, state_at
 from tddgit.model import RunResult
 from tddgit.paths import Classifier, Kind
-from tddgit.staged import StagedChange, staged_change
+from tddgit.staged import DirtyScan, StagedChange, staged_change
 
 if TYPE_CHECKING:
     from tddgit.yagni import Added
@@ -73,6 +72,22 @@ def run_gate(
     if phase not in PHASES:
         raise ValueError(phase)
     classifier = Classifier.from_config(config)
+    dirty = DirtyScan(repo)  # its git calls run while the staged tree is read
+    try:
+        return _gate(repo, config, phase, tests, classifier, dirty, on_progress)
+    finally:
+        dirty.close()
+
+
+def _gate(
+    repo: Repo,
+    config: Config,
+    phase: str,
+    tests: Sequence[str],
+    classifier: Classifier,
+    dirty: DirtyScan,
+    on_progress: Callable[[str], None] | None,
+) -> Verdict:
     change = staged_change(repo, classifier)
     if not change.files and change.head is not None:
         from tddgit.errors import UsageError
@@ -102,6 +117,7 @@ def run_gate(
                     cover,
                     selection=early,
                     on_start=on_start,
+                    dirty=dirty,
                 )
             )
         _plan_phase(repo, config, phase, change, state, tests, plan)
@@ -112,12 +128,23 @@ def run_gate(
         if not background.started:
             background.start(
                 lambda on_start: execute(
-                    repo, config, phase, plan, change, on_progress, cover, on_start=on_start
+                    repo,
+                    config,
+                    phase,
+                    plan,
+                    change,
+                    on_progress,
+                    cover,
+                    on_start=on_start,
+                    dirty=dirty,
                 )
             )
         result, run_notes = background.result()
     finally:
         background.cancel()  # no-op after a normal end; on Ctrl-C: kill, clean up, unwind
+    # Imported only now: the tests were already running while Python loaded it.
+    from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
+
     plan.notes.extend(run_notes)
     plan.notes.extend(result.notes)
     if result.coarse:

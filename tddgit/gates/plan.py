@@ -14,7 +14,6 @@ from tddgit.git import Repo
 from tddgit.lineage import State, allowed
 from tddgit.paths import Kind
 from tddgit.staged import StagedChange, diff_trees, read_blob, tree_of
-from tddgit.targets import staged_targets
 
 TRANSITION_TEXT = {
     "green-without-red": "there is no open red on this branch to make green",
@@ -64,6 +63,8 @@ def plan_red(
             Reason("no-test-change", "a red step must add or change a test; none is staged")
         )
     plan.reasons.extend(_pre_test_code(repo, config, change))
+    from tddgit.targets import staged_targets  # lazily: the run starts before this
+
     plan.targets = list(tests) or staged_targets(repo, change, config.globs("source_globs"))
     if not plan.targets and change.touches_tests:
         plan.reasons.append(
