@@ -24,6 +24,7 @@ from tddgit.errors import (
     EXIT_USAGE,
     TddgitError,
 )
+from tddgit.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from tddgit.config import Config
@@ -131,20 +132,6 @@ def app(ctx: click.Context) -> AppContext:
     return obj
 
 
-def _terminate_as_interrupt() -> None:
-    """SIGTERM unwinds like Ctrl-C, so every ``finally`` runs (test process groups are
-    killed, snapshots removed) instead of the interpreter dying on the spot."""
-    import signal
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        signal.signal(signal.SIGTERM, handler)
-    except ValueError:
-        pass  # not the main thread (embedded use): leave signals alone
-
-
 @contextlib.contextmanager
 def _scratch() -> Iterator[None]:
     """Every temporary file of this run lives in one ``tddgit-<pid>-*`` directory, removed
@@ -168,7 +155,7 @@ def run(argv: list[str]) -> int:
     from tddgit import console
 
     debug = "--debug" in argv or _debug_env()
-    _terminate_as_interrupt()
+    terminate_as_interrupt()
     try:
         with _scratch():
             rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -15,28 +16,36 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TDDGIT = [sys.executable, "-m", "tddgit"]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_git(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every test gets git with a known identity and no user/system configuration."""
-    home = tmp_path_factory.mktemp("home")
+@contextlib.contextmanager
+def isolated_git(home: Path) -> Iterator[None]:
+    """Git with a known identity and no user/system configuration, while in the block.
+
+    The autouse fixture applies it to every test; module-scoped builds use it directly."""
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
         '[advice]\n\tdetachedHead = false\n[protocol "file"]\n\tallow = always\n'
     )
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{var}_NAME", "Tess Driven")
-        monkeypatch.setenv(f"GIT_{var}_EMAIL", "tess@example.com")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VIRTUAL_ENV", "TDDGIT_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("TDDGIT_NO_PROGRESS", "1")
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        for var in ("AUTHOR", "COMMITTER"):
+            mp.setenv(f"GIT_{var}_NAME", "Tess Driven")
+            mp.setenv(f"GIT_{var}_EMAIL", "tess@example.com")
+        for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VIRTUAL_ENV", "TDDGIT_DEBUG"):
+            mp.delenv(var, raising=False)
+        mp.setenv("NO_COLOR", "1")
+        mp.setenv("TDDGIT_NO_PROGRESS", "1")
+        mp.setenv("PYTHONDONTWRITEBYTECODE", "1")
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test gets git with a known identity and no user/system configuration."""
+    with isolated_git(tmp_path_factory.mktemp("home")):
+        yield
 
 
 class GitRepo:

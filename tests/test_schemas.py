@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, isolated_git
 from tests.project import stage_green, stage_red, start_project
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
@@ -37,15 +37,8 @@ def validate(name: str, data: Any) -> None:
 @pytest.fixture(scope="module")
 def cycle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GitRepo]:
     """One project with a red, a green and a test file with too many mocks (built once)."""
-    home = tmp_path_factory.mktemp("schemas-home")
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    with pytest.MonkeyPatch.context() as mp:  # module scope: the autouse isolation is per test
-        mp.setenv("HOME", str(home))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for who in ("AUTHOR", "COMMITTER"):
-            mp.setenv(f"GIT_{who}_NAME", "Tess Driven")
-            mp.setenv(f"GIT_{who}_EMAIL", "tess@example.com")
+    # Module scope: the autouse isolation is per test, so apply it to the build too.
+    with isolated_git(tmp_path_factory.mktemp("schemas-home")):
         root = tmp_path_factory.mktemp("schemas") / "repo"
         root.mkdir()
         repo = GitRepo(root)

@@ -104,8 +104,8 @@ def _gate(
     started = time.time()
     try:
         early = early_selection(config, phase, change, tests)
-        if early is not None:
-            # Start the tests now; the checks below run while they do.
+
+        def run(selection: tuple[str, ...] | None) -> None:
             background.start(
                 lambda on_start: execute(
                     repo,
@@ -115,30 +115,21 @@ def _gate(
                     change,
                     on_progress,
                     cover,
-                    selection=early,
+                    selection=selection,
                     on_start=on_start,
                     dirty=dirty,
                 )
             )
+
+        if early is not None:
+            run(early)  # start the tests now; the checks below run while they do
         _plan_phase(repo, config, phase, change, state, tests, plan)
         if plan.reasons:
             background.cancel()
             return _refused(phase, plan, change, state)
         added = _added_code(repo, change) if yagni != "off" else {}
         if not background.started:
-            background.start(
-                lambda on_start: execute(
-                    repo,
-                    config,
-                    phase,
-                    plan,
-                    change,
-                    on_progress,
-                    cover,
-                    on_start=on_start,
-                    dirty=dirty,
-                )
-            )
+            run(None)  # the selection comes from the plan
         result, run_notes = background.result()
     finally:
         background.cancel()  # no-op after a normal end; on Ctrl-C: kill, clean up, unwind

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from tddgit import faults
 from tddgit.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, TddgitError
 from tddgit.hooks.report import HookRefusal, refused, warn
+from tddgit.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from tddgit.config import Config
@@ -66,7 +67,7 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
     config: Config | None = None
     ctx: HookContext | None = None
     _forget_framework_venv()
-    _terminate_as_interrupt()
+    terminate_as_interrupt()
     try:
         from tddgit.config import load_config
         from tddgit.hooks.context import discover
@@ -90,21 +91,6 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:
         return _internal_error(name, exc, ctx, config)
-
-
-def _terminate_as_interrupt() -> None:
-    """SIGTERM unwinds like Ctrl-C here too (as in tddgit.cli), so a hook that runs the
-    gate kills the test process group and removes its snapshot when git or the user
-    terminates it."""
-    import signal
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        signal.signal(signal.SIGTERM, handler)
-    except ValueError:
-        pass  # not the main thread (embedded use): leave signals alone
 
 
 def _forget_framework_venv() -> None:

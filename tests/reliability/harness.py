@@ -3,17 +3,13 @@ that must survive any fault, and a scan for processes a run left behind."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from tddgit.evidence import EvidenceError, parse_evidence
 from tests.conftest import TDDGIT, GitRepo
@@ -21,29 +17,6 @@ from tests.project import stage_red, start_project
 
 MARK = "TDDGIT_RELIABILITY_MARK"
 NOTES_REF = "refs/notes/tddgit"
-
-
-@contextlib.contextmanager
-def isolated_git(home: Path) -> Iterator[None]:
-    """What tests/conftest.py's autouse fixture does per test, for module-scoped builds."""
-    gitconfig = home / ".gitconfig"
-    gitconfig.write_text(
-        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-        '[advice]\n\tdetachedHead = false\n[protocol "file"]\n\tallow = always\n'
-    )
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for var in ("AUTHOR", "COMMITTER"):
-            mp.setenv(f"GIT_{var}_NAME", "Tess Driven")
-            mp.setenv(f"GIT_{var}_EMAIL", "tess@example.com")
-        for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VIRTUAL_ENV", "TDDGIT_DEBUG"):
-            mp.delenv(var, raising=False)
-        mp.setenv("NO_COLOR", "1")
-        mp.setenv("TDDGIT_NO_PROGRESS", "1")
-        mp.setenv("PYTHONDONTWRITEBYTECODE", "1")
-        yield
 
 
 HANG_ENV = "RELIABILITY_HANG"

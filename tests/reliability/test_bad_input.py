@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, TDDGIT
-from tests.reliability.harness import isolated_git
+from tests.conftest import REPO_ROOT, TDDGIT, isolated_git
 from tests.reliability.matrix import FIXTURES, OPEN, cases, expected, markdown_table
 
 MESSAGE = "subject\n\nGSD-Phase: red\n"

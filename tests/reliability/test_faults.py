@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tddgit.faults import POINTS, SIGNALS
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, isolated_git
 from tests.reliability.harness import (
     HANG_ENV,
     assert_no_process_left,
@@ -28,7 +28,6 @@ from tests.reliability.harness import (
     build_red_template,
     capture,
     copy_repo,
-    isolated_git,
     marked_env,
     run,
     tddgit,
