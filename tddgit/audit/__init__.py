@@ -33,6 +33,9 @@ class AuditOptions:
     author: str | None = None
     paths: tuple[str, ...] = ()
     post_checks: tuple[PostCheck, ...] = ()
+    # (encoding, errors) of the stream a JSON report of this audit will be written to:
+    # its commits array is then encoded beside the metrics (``tddgit.audit.prerender``).
+    prerender_json: tuple[str, str] | None = None
 
 
 def run_audit(
@@ -88,6 +91,10 @@ def run_audit(
                 if progress is not None and n % _PROGRESS_EVERY == 0:
                     progress.advance(_PROGRESS_EVERY)
             findings, cycles = auditor.finish()
+            if options.prerender_json is not None:
+                from tddgit.audit import prerender
+
+                prerender.start(auditor.records, *options.prerender_json)
             report = _report(
                 rng, auditor.records, findings, cycles, auditor.episodes, notes, __version__
             )

@@ -14,6 +14,7 @@ from json.encoder import encode_basestring as _str
 from typing import IO, Any
 
 from tddgit.audit.model import SCHEMA, AuditReport, CommitRecord, Cycle, Episode, Finding
+from tddgit.audit.prerender import copy_into as prerendered
 from tddgit.model import FileChange
 
 # The CLI offers exactly these.
@@ -83,6 +84,9 @@ def _write_json(report: AuditReport, stream: IO[str]) -> None:
     )
     for key, items, line in arrays:
         stream.write(f",\n{dumps(key)}: [")
+        if key == "commits" and items and prerendered(items, stream):
+            stream.write("\n]")
+            continue
         for start in range(0, len(items), _BATCH):
             batch = items[start : start + _BATCH]
             lead = "\n  " if start == 0 else ",\n  "

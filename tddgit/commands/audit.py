@@ -133,12 +133,15 @@ def audit(
 
     rules = _rule_list(fail_on)
     a = app(ctx)
+    if as_json:
+        fmt = "json"
     options = AuditOptions(
         revs=revs or ("HEAD",),
         since=since,
         until=until,
         author=author,
         paths=ctx.meta.get(_PATHS_KEY, ()),
+        prerender_json=_json_stream_encoding(output) if fmt == "json" else None,
     )
     with console.progress("auditing history") as bar:
         verifier = _verifier(a, jobs, bar) if verify else None
@@ -148,11 +151,17 @@ def audit(
             report = run_audit(a.repo, a.config, options, progress=bar)
     if verifier is not None:
         console.err(verifier.summary())
-    if as_json:
-        fmt = "json"
     _write(report, fmt, output, render)
     _keep_until_exit(report)
     _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
+
+
+def _json_stream_encoding(output: Path | None) -> tuple[str, str] | None:
+    """How the JSON report's stream encodes text (what ``_write`` will open or use)."""
+    if output is not None:
+        return ("utf-8", "strict")
+    encoding, errors = getattr(sys.stdout, "encoding", None), getattr(sys.stdout, "errors", None)
+    return (encoding, errors) if encoding and errors else None
 
 
 def _keep_until_exit(report: Any) -> None:
