@@ -42,6 +42,8 @@ class BlobReader:
         return self._repo
 
     def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._proc.stdin is not None and self._proc.stdin.closed:
+            self.close()  # hung up: a new conversation
         if self._proc is None:
             self._commands = _has_batch_command()
             mode = ["--batch-command", "--buffer"] if self._commands else ["--batch"]
@@ -153,13 +155,21 @@ class BlobReader:
     def text(self, commit: str, path: str) -> str | None:
         return as_text(self.read(commit, path))
 
+    def hang_up(self) -> None:
+        """End the conversation without waiting: git exits (which takes a while with a big
+        pack mapped) on the other core while the audit goes on; ``close`` reaps it."""
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdin.closed:
+            return
+        assert proc.stdout is not None
+        proc.stdin.close()
+        proc.stdout.close()
+
     def close(self) -> None:
         if self._proc is None:
             return
+        self.hang_up()
         proc, self._proc = self._proc, None
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.close()
-        proc.stdout.close()
         proc.wait()
 
     def __enter__(self) -> BlobReader:

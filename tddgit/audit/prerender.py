@@ -1,35 +1,44 @@
-"""The commits array of the JSON report, encoded by a forked child while the parent goes on.
+"""The last arrays of the JSON report, encoded by a forked child while the parent goes on.
 
 Once git's stream ends the audit is single-threaded Python and the second core sits idle,
-yet the commits array (one line per commit, most of the document) does not depend on
-anything computed after the pass: metrics, findings and the header do. So the CLI asks
-``run_audit`` to fork right after the pass; the child writes the array's exact text (the
+yet the episodes and commits arrays (one line per commit, most of the document) do not
+depend on anything computed after the pass: metrics and the header do. So the CLI asks
+``run_audit`` to fork right after the pass; the child writes the arrays' exact text (the
 same ``_Lines`` of ``tddgit.audit.report``) into an anonymous memory file and exits, the
-parent computes the metrics and writes everything before the array, then copies the
-child's bytes into the output with ``sendfile``. Any failure in the child (or a platform
-without ``fork``/``memfd_create``) leaves the parent to encode the array itself, as before.
+parent computes the metrics and writes everything before the arrays (two loads of about
+the same size on the two cores), then copies the child's bytes into the output with
+``sendfile``. Any failure in the child (or a platform without ``fork``/``memfd_create``)
+leaves the parent to encode the arrays itself, as before.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import IO
-
-from tddgit.audit.model import CommitRecord
+from typing import IO, Any
 
 _BATCH = 4096  # lines per write, as the parent's own writer does
 
 
+Arrays = Sequence[tuple[str, Sequence[Any]]]  # ("episodes", [...]), ("commits", [...])
+_LINE = {"findings": "finding", "cycles": "cycle", "episodes": "episode", "commits": "commit"}
+
+
 class _Child:
-    def __init__(self, records: Sequence[CommitRecord], pid: int, fd: int, enc: tuple[str, str]):
-        self.records = records
+    def __init__(self, arrays: Arrays, pid: int, fd: int, enc: tuple[str, str]):
+        self.arrays = arrays
         self.pid = pid
         self.fd = fd
         self.encoding = enc
 
+    def matches(self, arrays: Arrays) -> bool:
+        return len(arrays) == len(self.arrays) and all(
+            k == mk and items is mine
+            for (k, items), (mk, mine) in zip(arrays, self.arrays, strict=True)
+        )
+
     def done(self) -> bool:
-        """Wait for the child; true when it wrote the whole array."""
+        """Wait for the child; true when it wrote all its arrays."""
         try:
             _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
@@ -40,30 +49,30 @@ class _Child:
 _PENDING: list[_Child] = []
 
 
-def start(records: Sequence[CommitRecord], encoding: str, errors: str) -> None:
-    """Fork a child encoding ``records``' JSON lines for a stream of that encoding."""
-    if not records or not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
+def start(arrays: Arrays, encoding: str, errors: str) -> None:
+    """Fork a child encoding the last ``arrays`` of the document (their keys and items, as
+    ``tddgit.audit.report`` writes them) for a stream of that encoding."""
+    if not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
         return
     try:
-        fd = os.memfd_create("tddgit-audit-commits", os.MFD_CLOEXEC)
+        fd = os.memfd_create("tddgit-audit-arrays", os.MFD_CLOEXEC)
         pid = os.fork()
     except OSError:
-        return  # the parent writes the array itself
+        return  # the parent writes the arrays itself
     if pid == 0:  # the child: never returns, never runs the parent's exit handlers
         code = 1
         try:
-            _encode(records, fd, encoding, errors)
+            _encode(arrays, fd, encoding, errors)
             code = 0
         finally:
             os._exit(code)
-    _PENDING.append(_Child(records, pid, fd, (encoding, errors)))
+    _PENDING.append(_Child(arrays, pid, fd, (encoding, errors)))
 
 
-def copy_into(records: Sequence[CommitRecord], stream: IO[str]) -> bool:
-    """Write the array's items (what follows ``"commits": [``) if a child encoded them.
-
-    False when there is nothing to copy: the caller then encodes the array itself."""
-    child = next((c for c in _PENDING if c.records is records), None)
+def copy_into(arrays: Arrays, stream: IO[str]) -> bool:
+    """Write ``arrays`` (from the comma before the first key to the last ``]``) if a child
+    encoded exactly these; false when there is nothing to copy (the caller writes them)."""
+    child = next((c for c in _PENDING if c.matches(arrays)), None)
     if child is None:
         return False
     _PENDING.remove(child)
@@ -85,18 +94,26 @@ def copy_into(records: Sequence[CommitRecord], stream: IO[str]) -> bool:
         os.close(child.fd)
 
 
-def _encode(records: Sequence[CommitRecord], fd: int, encoding: str, errors: str) -> None:
+def _encode(arrays: Arrays, fd: int, encoding: str, errors: str) -> None:
     import json
 
     from tddgit.audit.report import _Lines
 
-    line = _Lines(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode).commit
-    for start in range(0, len(records), _BATCH):
-        lead = "\n  " if start == 0 else ",\n  "
-        text = lead + ",\n  ".join([line(c) for c in records[start : start + _BATCH]])
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    lines = _Lines(dumps)
+
+    def put(text: str) -> None:
         data = memoryview(text.encode(encoding, errors))
         while data:
             data = data[os.write(fd, data) :]
+
+    for key, items in arrays:
+        line = getattr(lines, _LINE[key])
+        put(f",\n{dumps(key)}: [")
+        for start in range(0, len(items), _BATCH):
+            lead = "\n  " if start == 0 else ",\n  "
+            put(lead + ",\n  ".join([line(item) for item in items[start : start + _BATCH]]))
+        put("\n]" if items else "]")
 
 
 def _send(src: int, out: int) -> None:

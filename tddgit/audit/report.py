@@ -82,11 +82,10 @@ def _write_json(report: AuditReport, stream: IO[str]) -> None:
         ("episodes", report.episodes, lines.episode),
         ("commits", report.commits, lines.commit),
     )
-    for key, items, line in arrays:
+    for i, (key, items, line) in enumerate(arrays):
+        if prerendered([(k, v) for k, v, _ in arrays[i:]], stream):
+            break
         stream.write(f",\n{dumps(key)}: [")
-        if key == "commits" and items and prerendered(items, stream):
-            stream.write("\n]")
-            continue
         for start in range(0, len(items), _BATCH):
             batch = items[start : start + _BATCH]
             lead = "\n  " if start == 0 else ",\n  "

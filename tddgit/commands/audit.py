@@ -127,7 +127,7 @@ def audit(
       tddgit audit --detectors                   # over-mocking, broad assertions too
     """
     from tddgit import console
-    from tddgit.audit import AuditOptions, run_audit
+    from tddgit.audit import AuditOptions, keep_until_exit, run_audit
     from tddgit.audit.report import render
     from tddgit.audit.rules import detectors as using_detectors
 
@@ -142,6 +142,7 @@ def audit(
         author=author,
         paths=ctx.meta.get(_PATHS_KEY, ()),
         prerender_json=_json_stream_encoding(output) if fmt == "json" else None,
+        leave_to_exit=True,
     )
     with console.progress("auditing history") as bar:
         verifier = _verifier(a, jobs, bar) if verify else None
@@ -152,7 +153,7 @@ def audit(
     if verifier is not None:
         console.err(verifier.summary())
     _write(report, fmt, output, render)
-    _keep_until_exit(report)
+    keep_until_exit(report)
     _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
 
 
@@ -162,22 +163,6 @@ def _json_stream_encoding(output: Path | None) -> tuple[str, str] | None:
         return ("utf-8", "strict")
     encoding, errors = getattr(sys.stdout, "encoding", None), getattr(sys.stdout, "errors", None)
     return (encoding, errors) if encoding and errors else None
-
-
-def _keep_until_exit(report: Any) -> None:
-    """Let the process end without freeing the report one object at a time.
-
-    At 100k commits that teardown (~1M small objects) is a visible part of the run.
-    The report joins a self-referencing list that ``gc.freeze`` moves to the permanent
-    generation, which neither refcounting nor the collections at interpreter exit
-    reclaim; the operating system takes the memory back at once. ``os._exit`` would do the
-    same but skip the CLI's own cleanup (the scratch directory).
-    """
-    import gc
-
-    keep: list[Any] = [report]
-    keep.append(keep)
-    gc.freeze()
 
 
 def _detector_settings(config: Any) -> Any:
