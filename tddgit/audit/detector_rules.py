@@ -174,14 +174,22 @@ class TestDetectors:
         return out
 
     def _analyse(self, todo: list[tuple[str, str]]) -> None:
+        from tddgit.audit.parallel import in_two
+
+        for (blob, _), hits in zip(todo, in_two(todo, self._hits, self.blobs), strict=True):
+            self.cache.put(blob, hits)
+
+    def _hits(self, todo: Sequence[tuple[str, str]], blobs: BlobReader) -> list[tuple[Hit, ...]]:
         from tddgit.audit.blobs import as_text
 
+        out: list[tuple[Hit, ...]] = []
         for start in range(0, len(todo), 2048):  # a slice at a time: memory stays flat
             part = todo[start : start + 2048]
-            contents = self.blobs.contents_many([b for b, _ in part])
-            for (blob, path), data in zip(part, contents, strict=True):
+            contents = blobs.contents_many([b for b, _ in part])
+            for (_, path), data in zip(part, contents, strict=True):
                 text = as_text(data)
-                self.cache.put(blob, hits_in(text, path, self.settings) if text else ())
+                out.append(hits_in(text, path, self.settings) if text else ())
+        return out
 
     def _crossings(self, c: _Change, new: tuple[Hit, ...], old: tuple[Hit, ...]) -> list[Finding]:
         if not new:
