@@ -349,9 +349,10 @@ def _python_hits(
 ) -> tuple[Hit, ...]:
     from tddgit.detectors.python import findings_for, test_metrics
 
-    metrics = test_metrics(reduced, path)
+    metrics = test_metrics(reduced, path, max_subjects=s.max_asserts)
     if any(name not in metrics for name in kept):
-        metrics = test_metrics(text, path)  # the cut went wrong (say, inside a string)
+        # the cut went wrong (say, inside a string)
+        metrics = test_metrics(text, path, max_subjects=s.max_asserts)
     out: list[Hit] = []
     for m in metrics.values():
         for f in findings_for(m, path, max_mocks=s.max_mocks, max_asserts=s.max_asserts):

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import count
 
 from tddgit.detectors import BROAD_ASSERTION, OVER_MOCKING, PARSE_ERROR, DetectorFinding
 
@@ -310,24 +311,33 @@ def _subject(node: ast.expr) -> str:
     return " ".join(ast.unparse(tree).split())
 
 
-def _assert_subjects(node: ast.expr) -> list[str]:
+def _assert_subjects(node: ast.expr, subject: Callable[[ast.expr], str] = _subject) -> list[str]:
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        return [s for v in node.values for s in _assert_subjects(v)]
+        return [s for v in node.values for s in _assert_subjects(v, subject)]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _assert_subjects(node.operand)
+        return _assert_subjects(node.operand, subject)
     if isinstance(node, ast.Compare):
         for side in (node.left, *node.comparators):
             if not _is_literal(side):
-                return [_subject(side)]
+                return [subject(side)]
         return []
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
-        return [_subject(node.args[0] if node.func.id in _SUBJECT_OF_FIRST_ARG else node)]
-    return [_subject(node)]
+        return [subject(node.args[0] if node.func.id in _SUBJECT_OF_FIRST_ARG else node)]
+    return [subject(node)]
+
+
+def _counting() -> Callable[[ast.expr], str]:
+    """A stand-in for ``_subject`` giving every expression its own name: the number of
+    distinct names is then an upper bound of the number of distinct subjects, found
+    without copying and unparsing each expression."""
+    numbers = count()
+    return lambda node: f"\0{next(numbers)}"
 
 
 @dataclass
 class _Assertions:
     subjects: dict[str, None]  # ordered set
+    subject: Callable[[ast.expr], str] = _subject  # how an expression names its subject
     has: bool = False
     constant: str | None = None
     constant_line: int | None = None
@@ -367,7 +377,7 @@ def _self_assert(call: ast.Call, method: str, acc: _Assertions) -> None:
         acc.const(call)
         return
     # the subject is the first non-literal of the first two arguments (yoda style too)
-    subjects = [_subject(a) for a in call.args[:2] if not _is_literal(a)]
+    subjects = [acc.subject(a) for a in call.args[:2] if not _is_literal(a)]
     acc.add(subjects[:1] or [method])
 
 
@@ -376,7 +386,7 @@ def _scan_call(call: ast.Call, aliases: Mapping[str, str], acc: _Assertions) -> 
     last = _call_name(call.func)
     arg0 = call.args[0] if call.args else None
     if name in _RAISES:
-        acc.add([f"{last}({_subject(arg0)})" if arg0 is not None else last])
+        acc.add([f"{last}({acc.subject(arg0)})" if arg0 is not None else last])
     elif name == "pytest.fail":
         acc.has = True
     elif isinstance(call.func, ast.Attribute) and _call_name(call.func.value) == "self":
@@ -385,20 +395,22 @@ def _scan_call(call: ast.Call, aliases: Mapping[str, str], acc: _Assertions) -> 
         elif last == "fail":
             acc.has = True
     elif isinstance(call.func, ast.Attribute) and last.startswith("assert_"):
-        acc.add([_subject(call.func.value)])  # mock.assert_called_once_with(...)
+        acc.add([acc.subject(call.func.value)])  # mock.assert_called_once_with(...)
     elif last.startswith(_HELPER_PREFIXES):
-        acc.add([_subject(arg0)] if arg0 is not None and not _is_literal(arg0) else [last])
+        acc.add([acc.subject(arg0)] if arg0 is not None and not _is_literal(arg0) else [last])
 
 
-def _assertions(func: FuncDef, aliases: Mapping[str, str]) -> _Assertions:
-    acc = _Assertions(subjects={})
+def _assertions(
+    func: FuncDef, aliases: Mapping[str, str], subject: Callable[[ast.expr], str] = _subject
+) -> _Assertions:
+    acc = _Assertions(subjects={}, subject=subject)
     for stmt in func.body:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assert):
                 if _always_true(node.test):
                     acc.const(node)
                 else:
-                    acc.add(_assert_subjects(node.test))
+                    acc.add(_assert_subjects(node.test, subject))
             elif isinstance(node, ast.Call):
                 _scan_call(node, aliases, acc)
     return acc
@@ -497,7 +509,12 @@ def _conftest_levels(conftests: Mapping[str, str] | None) -> list[dict[str, Fixt
     return levels
 
 
-def _metrics(mod: _Module, path: str, conftests: Mapping[str, str] | None) -> list[TestMetrics]:
+def _metrics(
+    mod: _Module,
+    path: str,
+    conftests: Mapping[str, str] | None,
+    max_subjects: int | None = None,
+) -> list[TestMetrics]:
     module_fixtures = fixtures_in(mod.tree.body, mod.aliases, path)
     base_levels = [module_fixtures, *_conftest_levels(conftests)]
     class_fixtures = {
@@ -518,7 +535,7 @@ def _metrics(mod: _Module, path: str, conftests: Mapping[str, str] | None) -> li
             kinds += _class_mocks(cls, classes, mod.aliases)
         for fixture in resolve_fixtures(chain, _requested(test)):
             kinds += fixture.mocks
-        acc = _assertions(test.func, mod.aliases)
+        acc = _test_assertions(test.func, mod.aliases, max_subjects)
         out.append(
             TestMetrics(
                 name=test.name,
@@ -534,18 +551,40 @@ def _metrics(mod: _Module, path: str, conftests: Mapping[str, str] | None) -> li
     return out
 
 
+def _test_assertions(
+    func: FuncDef, aliases: Mapping[str, str], max_subjects: int | None
+) -> _Assertions:
+    """The assertions of a test; with ``max_subjects``, subjects are only named (the costly
+    part) when there may be more than that many, and left empty otherwise."""
+    if max_subjects is None:
+        return _assertions(func, aliases)
+    acc = _assertions(func, aliases, _counting())
+    if len(acc.subjects) > max_subjects:
+        return _assertions(func, aliases)
+    acc.subjects = {}
+    return acc
+
+
 def _parse(source: str, path: str) -> _Module:
     tree = ast.parse(source, filename=path)
     return _Module(tree, aliases_of(tree))
 
 
 def test_metrics(
-    source: str, path: str, conftests: Mapping[str, str] | None = None
+    source: str,
+    path: str,
+    conftests: Mapping[str, str] | None = None,
+    *,
+    max_subjects: int | None = None,
 ) -> dict[str, TestMetrics]:
-    """Per-test measurements keyed by qualified test name; {} when the source does not parse."""
+    """Per-test measurements keyed by qualified test name; {} when the source does not parse.
+
+    ``max_subjects`` is a fast mode for callers that only compare the number of subjects
+    with that threshold (``findings_for``): a test that cannot have more subjects gets
+    ``subjects=()``; everything else is as without it."""
     try:
         mod = _parse(source, path)
-        return {m.name: m for m in _metrics(mod, path, conftests)}
+        return {m.name: m for m in _metrics(mod, path, conftests, max_subjects)}
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
 
