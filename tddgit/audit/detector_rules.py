@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from tddgit.audit.blobcache import BlobCache, Hit
 from tddgit.audit.model import Finding
+from tddgit.audit.parallel import in_two
 from tddgit.audit.rules import (
     DETECTORS,
     CommitView,
@@ -109,6 +110,10 @@ def check_test_detectors(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     return _NONE
 
 
+def _infos(names: Sequence[str], blobs: BlobReader) -> list[str | None]:
+    return blobs.info_many(names)
+
+
 def _make_work(blobs: BlobReader) -> TestDetectors:
     return TestDetectors(blobs, DETECTORS.get() or DetectorSettings())
 
@@ -153,7 +158,7 @@ class TestDetectors:
             return []
         self.cache.load()
         names = [c.new for c in self.changes] + [c.old for c in self.changes if c.old]
-        ids = dict(zip(names, self.blobs.info_many(names), strict=True))
+        ids = dict(zip(names, in_two(names, _infos, self.blobs), strict=True))
         paths: dict[str, str] = {}
         for c in self.changes:
             for name in (c.new, c.old):
@@ -174,8 +179,6 @@ class TestDetectors:
         return out
 
     def _analyse(self, todo: list[tuple[str, str]]) -> None:
-        from tddgit.audit.parallel import in_two
-
         for (blob, _), hits in zip(todo, in_two(todo, self._hits, self.blobs), strict=True):
             self.cache.put(blob, hits)
 

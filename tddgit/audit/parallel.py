@@ -11,7 +11,6 @@ failure in the child leaves the parent to do that half itself.
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -56,6 +55,8 @@ def _fork(items: Sequence[T], work: Work[T, R], blobs: BlobReader, fd: int) -> i
         return pid
     code = 1  # the child: never returns, never runs the parent's exit handlers
     try:
+        import pickle
+
         with BlobReader(blobs.repo) as own:
             data = pickle.dumps(work(items, own), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
@@ -82,6 +83,8 @@ def _collect(pid: int, fd: int, count: int) -> list[Any] | None:
             break
         chunks.append(chunk)
         offset += len(chunk)
+    import pickle
+
     try:
         out = pickle.loads(b"".join(chunks))
     except Exception:  # a truncated hand-over: do the half again
