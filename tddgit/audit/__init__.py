@@ -93,14 +93,15 @@ def run_audit(
                 auditor.feed(commit)
                 if progress is not None and n % _PROGRESS_EVERY == 0:
                     progress.advance(_PROGRESS_EVERY)
-            findings, cycles = auditor.finish()
-            blobs.hang_up()  # before a fork, which would hold its pipe open
             if options.prerender_json is not None:
                 from tddgit.audit import prerender
 
-                # the parent's share after this: metrics, findings and cycles
+                # Records and episodes are final once the last commit is fed; the parent's
+                # share from here: finishing the pass, metrics, findings and cycles.
                 arrays = (("episodes", auditor.episodes), ("commits", auditor.records))
                 prerender.start(arrays, *options.prerender_json)
+            findings, cycles = auditor.finish()
+            blobs.hang_up()  # git exits on its own while the report is made
             report = _report(
                 rng, auditor.records, findings, cycles, auditor.episodes, notes, __version__
             )

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 _BATCH = 4096  # lines per write, as the parent's own writer does
+_FD_LIMIT = 1 << 16
 
 
 Arrays = Sequence[tuple[str, Sequence[Any]]]  # ("episodes", [...]), ("commits", [...])
@@ -62,6 +63,10 @@ def start(arrays: Arrays, encoding: str, errors: str) -> None:
     if pid == 0:  # the child: never returns, never runs the parent's exit handlers
         code = 1
         try:
+            # Hold no pipe of the parent's open (its git cat-file would wait for our exit
+            # to see the end of its input): keep only stdio and the memory file.
+            os.closerange(3, fd)
+            os.closerange(fd + 1, _FD_LIMIT)
             _encode(arrays, fd, encoding, errors)
             code = 0
         finally:
