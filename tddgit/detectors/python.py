@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 
@@ -85,22 +85,38 @@ def aliases_of(tree: ast.Module) -> dict[str, str]:
     """Local name -> the dotted name it was imported as (imports anywhere in the file)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    out[a.asname] = _canonical_module(a.name)
-                else:
-                    top = a.name.split(".")[0]
-                    out[top] = _canonical_module(top)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            module = _canonical_module(node.module)
-            for a in node.names:
-                if a.name == "*":
-                    if module == _MOCK_MODULE:
-                        out.update({n: f"{module}.{n}" for n in (*_CONSTRUCTORS, "patch")})
-                    continue
-                out[a.asname or a.name] = _canonical_module(f"{module}.{a.name}")
+        _add_aliases(node, out)
     return out
+
+
+def _aliases_and_classes(tree: ast.Module) -> tuple[dict[str, str], list[ast.ClassDef]]:
+    """``aliases_of`` and every class (in ``ast.walk`` order) in one walk of the tree."""
+    out: dict[str, str] = {}
+    classes: list[ast.ClassDef] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.append(node)
+        else:
+            _add_aliases(node, out)
+    return out, classes
+
+
+def _add_aliases(node: ast.AST, out: dict[str, str]) -> None:
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                out[a.asname] = _canonical_module(a.name)
+            else:
+                top = a.name.split(".")[0]
+                out[top] = _canonical_module(top)
+    elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        module = _canonical_module(node.module)
+        for a in node.names:
+            if a.name == "*":
+                if module == _MOCK_MODULE:
+                    out.update({n: f"{module}.{n}" for n in (*_CONSTRUCTORS, "patch")})
+                continue
+            out[a.asname or a.name] = _canonical_module(f"{module}.{a.name}")
 
 
 def dotted(expr: ast.expr, aliases: Mapping[str, str]) -> str | None:
@@ -495,6 +511,7 @@ def _requested(test: _TestDef) -> list[str]:
 class _Module:
     tree: ast.Module
     aliases: Mapping[str, str]
+    classes: Sequence[ast.ClassDef] | None = None  # every class, when found with the aliases
 
 
 def _conftest_levels(conftests: Mapping[str, str] | None) -> list[dict[str, Fixture]]:
@@ -517,11 +534,12 @@ def _metrics(
 ) -> list[TestMetrics]:
     module_fixtures = fixtures_in(mod.tree.body, mod.aliases, path)
     base_levels = [module_fixtures, *_conftest_levels(conftests)]
-    class_fixtures = {
-        id(c): fixtures_in(c.body, mod.aliases, path)
-        for c in ast.walk(mod.tree)
-        if isinstance(c, ast.ClassDef)
-    }
+    every_class = (
+        mod.classes
+        if mod.classes is not None
+        else [c for c in ast.walk(mod.tree) if isinstance(c, ast.ClassDef)]
+    )
+    class_fixtures = {id(c): fixtures_in(c.body, mod.aliases, path) for c in every_class}
     fixture_funcs = {
         id(f.node) for level in (module_fixtures, *class_fixtures.values()) for f in level.values()
     }
@@ -583,7 +601,11 @@ def test_metrics(
     with that threshold (``findings_for``): a test that cannot have more subjects gets
     ``subjects=()``; everything else is as without it."""
     try:
-        mod = _parse(source, path)
+        if max_subjects is None:
+            mod = _parse(source, path)
+        else:  # the fast mode walks the whole tree once, not twice
+            tree = ast.parse(source, filename=path)
+            mod = _Module(tree, *_aliases_and_classes(tree))
         return {m.name: m for m in _metrics(mod, path, conftests, max_subjects)}
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
