@@ -11,6 +11,7 @@ failure in the child leaves the parent to do that half itself.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,12 +23,20 @@ R = TypeVar("R")
 Work = Callable[[Sequence[T], "BlobReader"], list[R]]
 
 # Below this many items the fork and the second git process cost more than they save.
-MIN_ITEMS = 256
+# TDDGIT_PARALLEL_MIN_ITEMS overrides it (a test seam: small repositories reach the fork).
+MIN_ITEMS = int(os.environ.get("TDDGIT_PARALLEL_MIN_ITEMS", "256") or 256)
+
+
+def can_fork() -> bool:
+    """Forking is safe only while this process runs no other thread: a child would inherit
+    locks other threads hold (a progress display's console lock, a library user's
+    threads) and could hang on them. Otherwise the work stays in one process."""
+    return hasattr(os, "fork") and hasattr(os, "memfd_create") and threading.active_count() == 1
 
 
 def in_two(items: Sequence[T], work: Work[T, R], blobs: BlobReader) -> list[R]:
     """``work(items, blobs)``, the second half in a child process when that pays."""
-    if len(items) < MIN_ITEMS or not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
+    if len(items) < MIN_ITEMS or not can_fork():
         return work(items, blobs)
     cut = len(items) // 2
     first, second = items[:cut], items[cut:]

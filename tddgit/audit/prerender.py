@@ -53,8 +53,10 @@ _PENDING: list[_Child] = []
 def start(arrays: Arrays, encoding: str, errors: str) -> None:
     """Fork a child encoding the last ``arrays`` of the document (their keys and items, as
     ``tddgit.audit.report`` writes them) for a stream of that encoding."""
-    if not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
-        return
+    from tddgit.audit.parallel import can_fork
+
+    if not can_fork():
+        return  # the parent writes the arrays itself
     try:
         fd = os.memfd_create("tddgit-audit-arrays", os.MFD_CLOEXEC)
         pid = os.fork()
