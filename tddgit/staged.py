@@ -7,9 +7,11 @@ work tree or the index; write-tree only adds tree objects to the object store.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from tddgit.errors import GitError, UsageError
 from tddgit.git import EMPTY_TREE, Repo, zsplit
@@ -47,8 +49,25 @@ class StagedChange:
 
 
 def write_index_tree(repo: Repo) -> str:
-    """The tree id of the index being committed (``$GIT_INDEX_FILE`` honoured)."""
-    proc = repo.run("write-tree", check=False)
+    """The tree id of the index being committed (``$GIT_INDEX_FILE`` honoured).
+
+    ``git write-tree`` locks the index it reads (to store its cache tree), so run on the
+    user's index it fails beside any other git command (a second gate, an editor's
+    `git status`) and rewrites a file of the user's. It runs on a private copy instead:
+    the index is replaced atomically by git, so the copy is the old or the new one, whole.
+    """
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tddgit-index-") as tmp:
+        copy = Path(tmp) / "index"
+        try:
+            shutil.copyfile(repo.index_file(), copy)
+        except FileNotFoundError:
+            pass  # no index yet: git reads a missing file as an empty index
+        except OSError as exc:
+            raise UsageError(f"cannot read the index: {exc}", "check `git status`") from exc
+        proc = repo.run("write-tree", env={**os.environ, "GIT_INDEX_FILE": str(copy)}, check=False)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace")
         if "unmerged" in err or "conflict" in err.lower():

@@ -115,8 +115,11 @@ def test_a_flooding_suite_costs_bounded_memory(repo: GitRepo, tmp_path: Path) ->
     assert target["cause"] == "timeout", target
     written = int(log.read_text()) if log.exists() else 0
     assert written >= 512 << 20, f"the suite printed only {written} bytes"
-    # tddgit keeps a 64 KiB tail; the bound leaves room for the interpreter and pytest.
-    assert maxrss_kib < 200 * 1024, f"max RSS {maxrss_kib} KiB after {written} bytes"
+    # tddgit keeps a 64 KiB tail. ru_maxrss is the largest of tddgit and every descendant
+    # it reaped (pytest, git): alone tddgit stays near 35 MiB, but one CI run under full
+    # -n 2 load saw 270 MiB in that set. The bound still sits below what was written, so
+    # memory does not follow the output.
+    assert maxrss_kib < 400 * 1024, f"max RSS {maxrss_kib} KiB after {written} bytes"
     assert_no_process_left(mark, within=2)
     assert list(tmpdir.iterdir()) == []
 
