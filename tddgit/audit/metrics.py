@@ -78,12 +78,8 @@ def conformance(
         for f in findings
         if f.severity in ("error", "warning") and f.rule not in NOT_PROCESS
     }
-    clean = sum(1 for sha in judged if sha not in flagged) / len(judged)
-    kinds = Counter(e.kind for e in episodes)
-    coded = kinds["test-first"] + kinds["test-last"] + kinds["production"]
-    if not coded:
-        return round(100.0 * clean, 1)
-    return round(100.0 * (clean + kinds["test-first"] / coded) / 2.0, 1)
+    clean = sum(1 for sha in judged if sha not in flagged)
+    return _conformance(len(judged), clean, Counter(e.kind for e in episodes))
 
 
 def summary(
@@ -212,7 +208,8 @@ def _summary(
 
 
 def _conformance(judged: int, clean: int, kinds: Counter[str]) -> float | None:
-    """``conformance`` from counts already gathered."""
+    """The conformance formula (docs/audit.md), from counts: the mean of the share of
+    judged commits without a process finding and the share of test-first episodes."""
     if not judged:
         return None
     share = clean / judged
