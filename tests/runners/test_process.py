@@ -105,11 +105,14 @@ def test_huge_output_keeps_only_a_bounded_tail(tmp_path: Path) -> None:
     # Measured in a fresh interpreter so the peak RSS is this run's alone.
     driver = textwrap.dedent(
         """
-        import json, resource, sys
+        import json, sys
         from pathlib import Path
         from tddgit.runners.process import run_command
         r = run_command("yes 0123456789abcdef | head -c 300000000; echo END", Path("."), timeout=30)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork+exec, so a child of a
+        # big pytest-xdist worker would report the worker's size instead of its own.
+        hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+        peak = int(hwm.split()[1]) * 1024
         print(json.dumps({"peak": peak, "tail": len(r.output_tail), "end": r.output_tail[-4:],
                           "code": r.exit_code}))
         """
