@@ -83,8 +83,7 @@ def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
     """Yield a directory holding the files of ``tree``; removed on exit."""
     # Beside the scratch directory, not inside it: the name is what a user (and a test)
     # looks for in $TMPDIR while a gate runs.
-    base = os.path.dirname(tempfile.tempdir or "") if _in_scratch() else None
-    parent = Path(tempfile.mkdtemp(prefix=f"tddgit-snapshot-{os.getpid()}-", dir=base))
+    parent = Path(tempfile.mkdtemp(prefix=f"tddgit-snapshot-{os.getpid()}-", dir=user_tempdir()))
     root = parent / repo.root.name  # keep the project's directory name (rootdir, imports)
     try:
         root.mkdir()
@@ -108,6 +107,13 @@ def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
         yield root
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def user_tempdir() -> str:
+    """The temporary directory as the user sees it: for things meant to outlive this
+    process (the demo's repository), never the private scratch directory removed at exit."""
+    base = tempfile.gettempdir()
+    return os.path.dirname(base) if _in_scratch() else base
 
 
 def _in_scratch() -> bool:

@@ -247,7 +247,10 @@ def demo(directory: Path | None) -> None:
       tddgit demo /tmp/tdd-demo   # in DIR (must not exist or be empty)
     """
     if directory is None:
-        directory = Path(tempfile.mkdtemp(prefix="tddgit-demo-"))
+        from tddgit.snapshot import user_tempdir
+
+        # Not in tddgit's scratch directory: that one is removed when tddgit exits.
+        directory = Path(tempfile.mkdtemp(prefix="tddgit-demo-", dir=user_tempdir()))
     elif directory.exists() and any(directory.iterdir()):
         raise UsageError(f"{directory} is not empty", "pass a new or empty directory")
     directory.mkdir(parents=True, exist_ok=True)

@@ -29,3 +29,15 @@ def test_demo_refuses_a_non_empty_directory(repo: GitRepo, tmp_path: Path) -> No
     proc = repo.tddgit("demo", str(tmp_path / "full"))
     assert proc.returncode == 2
     assert "not empty" in proc.stderr
+
+
+def test_demo_in_a_new_temporary_directory_outlives_tddgit(repo: GitRepo, tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = repo.tddgit("demo", env={"TMPDIR": str(tmp)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("The demo repository stays in ")
+    where = Path(last.removeprefix("The demo repository stays in ").split(":")[0])
+    assert where.parent == tmp.resolve()
+    assert (where / ".git").is_dir()  # still there after tddgit exited
