@@ -123,6 +123,15 @@ class _Demo:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(textwrap.dedent(content))
 
+    def step(
+        self, title: str, files: dict[str, str], argv: Sequence[str], *, expect: int = 0
+    ) -> None:
+        """One step of the cycle: change files, stage exactly them, run the command."""
+        self.say(title)
+        self.write(files)
+        self.run(["git", "add", *files])
+        self.run(argv, expect=expect)
+
     def run(self, argv: Sequence[str], *, show: bool = True, expect: int | None = 0) -> int:
         shown = " ".join(shlex.quote(a) for a in argv)
         if argv[0] == "tddgit":
@@ -163,13 +172,6 @@ def _evidence_excerpt(root: Path) -> str:
     return "\n".join(lines)
 
 
-def _has_command(name: str) -> bool:
-    from tddgit.cli import cli
-
-    ctx = click.Context(cli)
-    return cli.get_command(ctx, name) is not None
-
-
 def walk(root: Path) -> None:
     d = _Demo(root)
     d.say(f"A throwaway project in {root}")
@@ -177,40 +179,38 @@ def walk(root: Path) -> None:
     d.write(_FILES_START)
     d.run(["git", "add", "-A"], show=False)
     d.run(["git", "commit", "-q", "-m", "Start textstats"])
-    hooks = _has_command("hooks")
-    if hooks:
-        d.say("Install the git hooks, so plain `git commit` follows the same rules")
-        d.run(["tddgit", "hooks", "install"])
+    d.say("Install the git hooks, so plain `git commit` follows the same rules")
+    d.run(["tddgit", "hooks", "install"])
 
-    d.say("RED: a failing test for a feature that does not exist yet")
-    d.write({"tests/test_textstats.py": _RED_TEST})
-    d.run(["git", "add", "tests/test_textstats.py"])
-    d.run(["tddgit", "red", "-m", "longest_word: pick the longest word"])
-
-    d.say("GREEN, refused: the implementation breaks another test")
-    d.write({"textstats.py": _GREEN_BROKEN})
-    d.run(["git", "add", "textstats.py"])
-    d.run(["tddgit", "green", "-m", "longest_word: implement"], expect=1)
-
-    d.say("GREEN: fix the regression; now every test passes")
-    d.write({"textstats.py": _GREEN})
-    d.run(["git", "add", "textstats.py"])
-    d.run(["tddgit", "green", "-m", "longest_word: implement"])
-
-    d.say("REFACTOR: one side at a time, all tests still passing")
-    d.write({"textstats.py": _REFACTOR})
-    d.run(["git", "add", "textstats.py"])
-    d.run(["tddgit", "refactor", "-m", "Extract _words"])
-
-    if hooks:
-        d.say("A plain `git commit` claiming a phase it is not: the commit-msg hook refuses")
-        d.write({"README.md": "# textstats\n"})
-        d.run(["git", "add", "README.md"])
-        d.run(
-            ["git", "commit", "-q", "-m", "Add README", "--trailer", "GSD-Phase: green"], expect=1
-        )
-        d.run(["git", "rm", "-q", "--cached", "README.md"], show=False)
-        (root / "README.md").unlink()
+    d.step(
+        "RED: a failing test for a feature that does not exist yet",
+        {"tests/test_textstats.py": _RED_TEST},
+        ["tddgit", "red", "-m", "longest_word: pick the longest word"],
+    )
+    d.step(
+        "GREEN, refused: the implementation breaks another test",
+        {"textstats.py": _GREEN_BROKEN},
+        ["tddgit", "green", "-m", "longest_word: implement"],
+        expect=1,
+    )
+    d.step(
+        "GREEN: fix the regression; now every test passes",
+        {"textstats.py": _GREEN},
+        ["tddgit", "green", "-m", "longest_word: implement"],
+    )
+    d.step(
+        "REFACTOR: one side at a time, all tests still passing",
+        {"textstats.py": _REFACTOR},
+        ["tddgit", "refactor", "-m", "Extract _words"],
+    )
+    d.step(
+        "A plain `git commit` claiming a phase it is not: the commit-msg hook refuses",
+        {"README.md": "# textstats\n"},
+        ["git", "commit", "-q", "-m", "Add README", "--trailer", "GSD-Phase: green"],
+        expect=1,
+    )
+    d.run(["git", "rm", "-q", "--cached", "README.md"], show=False)
+    (root / "README.md").unlink()
 
     d.say("The history: every phase carries its trailer, and its evidence as a git note")
     d.run(
@@ -228,9 +228,8 @@ def walk(root: Path) -> None:
     )
     console.out(_evidence_excerpt(root))
     d.run(["tddgit", "status"])
-    if _has_command("audit"):
-        d.say("The audit of this history")
-        d.run(["tddgit", "audit"], expect=None)
+    d.say("The audit of this history")
+    d.run(["tddgit", "audit"], expect=None)
     console.out("")
     console.out(f"The demo repository stays in {root}: look around, then delete it.")
 
