@@ -165,14 +165,6 @@ class DirtyScan:
             proc.communicate()
 
 
-def dirty_paths(repo: Repo) -> list[str]:
-    scan = DirtyScan(repo)
-    try:
-        return scan.paths()
-    finally:
-        scan.close()
-
-
 def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:
     """The content of ``path`` in ``tree``, or None when it is not there."""
     proc = repo.run("cat-file", "blob", f"{tree}:{path}", check=False)

@@ -14,7 +14,7 @@ from tddgit.gates.records import Plan
 from tddgit.git import Repo
 from tddgit.model import RunResult
 from tddgit.paths import Classifier, Kind, matches
-from tddgit.staged import DirtyScan, StagedChange, dirty_paths
+from tddgit.staged import DirtyScan, StagedChange
 
 # Files that are "other" by kind but still steer a test run: a dirty one forces a snapshot.
 _RUN_CONFIG_FILES = frozenset(
@@ -22,12 +22,10 @@ _RUN_CONFIG_FILES = frozenset(
 )
 
 
-def _needs_snapshot(
-    repo: Repo, classifier: Classifier, dirty: DirtyScan | None = None
-) -> list[str]:
+def _needs_snapshot(classifier: Classifier, dirty: DirtyScan) -> list[str]:
     """Dirty paths that could change a run in the work tree (empty: run in place)."""
     risky = []
-    for path in dirty.paths() if dirty is not None else dirty_paths(repo):
+    for path in dirty.paths():
         name = path.rsplit("/", 1)[-1]
         if classifier.kind(path) is not Kind.OTHER or name in _RUN_CONFIG_FILES:
             risky.append(path)
@@ -170,7 +168,7 @@ def execute(
     *,
     selection: tuple[str, ...] | None = None,
     on_start: Callable[[int], None] | None = None,
-    dirty: DirtyScan | None = None,
+    dirty: DirtyScan,
 ) -> tuple[RunResult, list[str]]:
     """Run the tests on the staged tree; ``cover``: repo-relative files whose line coverage
     the run should measure (the same paths exist in a snapshot). ``selection`` overrides
@@ -178,7 +176,7 @@ def execute(
     from tddgit.runners import RunRequest, get_runner
 
     classifier = Classifier.from_config(config)
-    risky = _needs_snapshot(repo, classifier, dirty)
+    risky = _needs_snapshot(classifier, dirty)
     notes = []
     if risky:
         shown = ", ".join(risky[:5]) + (" …" if len(risky) > 5 else "")
