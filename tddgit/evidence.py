@@ -17,12 +17,15 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tddgit import faults
 from tddgit.errors import GitError
 from tddgit.git import Repo
 from tddgit.model import Cause, Outcome, TestResult
+
+if TYPE_CHECKING:
+    from tddgit.blobs import BlobReader
 
 SCHEMA = "tddgit.evidence/1"
 NOTES_REF = "refs/notes/tddgit"
@@ -382,53 +385,38 @@ def _note_pairs(repo: Repo) -> list[tuple[str, str]]:
     return pairs
 
 
-def read_all_notes(repo: Repo) -> dict[str, Evidence | EvidenceError]:
-    """Every commit's evidence note, read through one `git cat-file --batch` process."""
+def read_all_notes(
+    repo: Repo, reader: BlobReader | None = None
+) -> dict[str, Evidence | EvidenceError]:
+    """Every commit's evidence note, read through one ``git cat-file`` (the caller's
+    ``reader`` when it has one open), a slice at a time to keep memory bounded."""
     pairs = _note_pairs(repo)
     out: dict[str, Evidence | EvidenceError] = {}
     if not pairs:
         return out
-    for (commit, _blob), data in zip(pairs, _cat_blobs(repo, [b for _, b in pairs]), strict=True):
-        if data is None:
-            out[commit] = EvidenceError("note is missing or larger than the limit")
-            continue
-        try:
-            out[commit] = parse_evidence(data)
-        except EvidenceError as exc:
-            out[commit] = exc
+    from tddgit.blobs import BlobReader
+
+    own = reader is None
+    blobs = BlobReader(repo) if reader is None else reader
+    try:
+        for start in range(0, len(pairs), _NOTES_PER_READ):
+            chunk = pairs[start : start + _NOTES_PER_READ]
+            datas = blobs.contents_many([blob for _, blob in chunk], limit=MAX_BYTES)
+            for (commit, _blob), data in zip(chunk, datas, strict=True):
+                out[commit] = _parsed_note(data)
+    finally:
+        if own:
+            blobs.close()
     return out
 
 
-def _cat_blobs(repo: Repo, blobs: list[str]) -> Iterator[bytes | None]:
-    """Read blobs in order with one `git cat-file --batch`; oversize blobs yield None."""
-    proc = subprocess.Popen(
-        ["git", "cat-file", "--batch"],
-        cwd=repo.root,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
+_NOTES_PER_READ = 512
+
+
+def _parsed_note(data: bytes | None) -> Evidence | EvidenceError:
+    if data is None:
+        return EvidenceError("note is missing or larger than the limit")
     try:
-        # Feed all requests from a thread-free loop: ask one, read one, to bound memory.
-        for blob in blobs:
-            proc.stdin.write(blob.encode("ascii") + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline().split()
-            if len(header) != 3:
-                yield None
-                continue
-            size = int(header[2])
-            if size > MAX_BYTES:
-                while size > 0:  # skip an oversize (hostile) note without holding it
-                    size -= len(proc.stdout.read(min(size, 1 << 20)) or b"\0" * size)
-                proc.stdout.read(1)
-                yield None
-                continue
-            data = proc.stdout.read(size)
-            proc.stdout.read(1)  # the LF after the contents
-            yield data
-    finally:
-        proc.stdin.close()
-        proc.stdout.close()
-        proc.wait()
+        return parse_evidence(data)
+    except EvidenceError as exc:
+        return exc

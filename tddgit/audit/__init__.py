@@ -46,8 +46,8 @@ def run_audit(
 ) -> AuditReport:
     """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
     from tddgit import __version__
-    from tddgit.audit.blobs import BlobReader
     from tddgit.audit.engine import Auditor
+    from tddgit.blobs import BlobReader
     from tddgit.evidence import NOTES_REF, read_all_notes
     from tddgit.history import history_notes, read_history
     from tddgit.paths import Classifier
@@ -64,13 +64,13 @@ def run_audit(
     if repo.head() is None and options.revs == ("HEAD",):
         notes.append("the repository has no commits yet")
         return _report(rng, [], [], [], [], notes, __version__)
-    evidence = read_all_notes(repo)
-    if not evidence:
-        notes.append(
-            f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch them "
-            f"with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
-        )
     with BlobReader(repo) as blobs:
+        evidence = read_all_notes(repo, blobs)  # the same cat-file serves notes and files
+        if not evidence:
+            notes.append(
+                f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch "
+                f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
+            )
         auditor = Auditor(
             Classifier.from_config(config), evidence, blobs, follow_last=bool(options.paths)
         )

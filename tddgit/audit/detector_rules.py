@@ -42,7 +42,7 @@ from tddgit.audit.rules import (
 from tddgit.model import FileChange
 
 if TYPE_CHECKING:
-    from tddgit.audit.blobs import BlobReader
+    from tddgit.blobs import BlobReader
 
 _NONE: tuple[Finding, ...] = ()
 _KEY = "test-detectors"
@@ -183,7 +183,7 @@ class TestDetectors:
             self.cache.put(blob, hits)
 
     def _hits(self, todo: Sequence[tuple[str, str]], blobs: BlobReader) -> list[tuple[Hit, ...]]:
-        from tddgit.audit.blobs import as_text
+        from tddgit.blobs import as_text
 
         out: list[tuple[Hit, ...]] = []
         for start in range(0, len(todo), 2048):  # a slice at a time: memory stays flat

@@ -21,7 +21,7 @@ from tddgit.model import Commit, FileChange
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from tddgit.audit.blobs import BlobReader
+    from tddgit.blobs import BlobReader
     from tddgit.evidence import Evidence, EvidenceError
     from tddgit.paths import Classifier
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from tddgit.audit.blobs import BlobReader
+    from tddgit.blobs import BlobReader
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,7 +54,7 @@ def in_two(items: Sequence[T], work: Work[T, R], blobs: BlobReader) -> list[R]:
 
 
 def _fork(items: Sequence[T], work: Work[T, R], blobs: BlobReader, fd: int) -> int:
-    from tddgit.audit.blobs import BlobReader
+    from tddgit.blobs import BlobReader
 
     try:
         pid = os.fork()

@@ -21,8 +21,8 @@ from tddgit.audit.naming import Key, imported_keys, production_key, test_key
 from tddgit.model import Commit, FileChange, Light, Outcome
 
 if TYPE_CHECKING:
-    from tddgit.audit.blobs import BlobReader
     from tddgit.audit.state import State
+    from tddgit.blobs import BlobReader
     from tddgit.evidence import Evidence, EvidenceError
 
 
@@ -237,7 +237,7 @@ def _python(changes: tuple[FileChange, ...]) -> list[FileChange]:
 def _non_stub(
     c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
 ) -> list[str]:
-    from tddgit.audit.blobs import as_text
+    from tddgit.blobs import as_text
     from tddgit.detectors.stubs import non_stub_additions
 
     for f in changes:

@@ -8,10 +8,10 @@ from io import StringIO
 
 import pytest
 
-from tddgit.audit.blobs import BlobReader
 from tddgit.audit.model import AuditReport
 from tddgit.audit.report import write_json
 from tddgit.audit.rules import DetectorSettings, detectors
+from tddgit.blobs import BlobReader
 from tests.audit.helpers import Steps, audit, note, rules_fired
 
 PATCH = '@mock.patch("app.{t}")\n'
@@ -240,7 +240,7 @@ def test_js_tests_and_odd_paths_and_old_git(repo, monkeypatch):
     js = next(f for f in detector_audit(repo).findings if f.rule == "over-mocking")
     assert js.data["test"] == "web/app.test.js::app > runs"
     # git before 2.36 has no --batch-command: the same answers through --batch
-    monkeypatch.setattr("tddgit.audit.blobs._BATCH_COMMAND", False)
+    monkeypatch.setattr("tddgit.blobs._BATCH_COMMAND", False)
     assert fired(detector_audit(repo, use_cache=False), "over-mocking") == expected
 
 

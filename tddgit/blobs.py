@@ -1,6 +1,7 @@
-"""Blob reads for the few commits whose judgement needs file contents.
+"""Blob reads through one persistent ``git cat-file`` process.
 
-One persistent ``git cat-file`` process serves every read of an audit (never a
+The audit reads its evidence notes and the few file contents its judgement needs through
+one reader (never a
 subprocess per blob). Objects are named ``<commit>:<path>`` or by id; a path with a
 newline cannot be named on that protocol and reads as None, as does a missing or
 oversized object.
@@ -95,14 +96,15 @@ class BlobReader:
                 out.append(header[0].decode("ascii") if header[1] == b"blob" else None)
         return out
 
-    def contents_many(self, ids: Sequence[str]) -> list[bytes | None]:
-        """The contents of blobs named by id (None: missing, not a blob, or too large)."""
+    def contents_many(self, ids: Sequence[str], limit: int = MAX_BLOB) -> list[bytes | None]:
+        """The contents of blobs named by id (None: missing, not a blob, or larger than
+        ``limit`` bytes, which is skipped without being held)."""
         proc = self._start()
         out: list[bytes | None] = []
         for count in self._batches(proc, [self._ask("contents", i) for i in ids]):
             for _ in range(count):
                 self.reads += 1
-                out.append(self._answer(proc))
+                out.append(self._answer(proc, limit))
         return out
 
     def _batches(self, proc: subprocess.Popen[bytes], requests: list[bytes]) -> Iterator[int]:
@@ -139,13 +141,13 @@ class BlobReader:
                 self.reads += 1
                 yield self._answer(proc)
 
-    def _answer(self, proc: subprocess.Popen[bytes]) -> bytes | None:
+    def _answer(self, proc: subprocess.Popen[bytes], limit: int = MAX_BLOB) -> bytes | None:
         assert proc.stdout is not None
         header = proc.stdout.readline().split()
         if not _found(header):
             return None
         size = int(header[2])
-        if header[1] != b"blob" or size > MAX_BLOB:
+        if header[1] != b"blob" or size > limit:
             _skip(proc, size)
             return None
         data = proc.stdout.read(size)
