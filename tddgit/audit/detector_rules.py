@@ -224,5 +224,5 @@ def _old(f: FileChange, parent: str | None) -> str | None:
     return f"{parent}:{f.old_path or f.path}"
 
 
-register_check(check_yagni)
+register_check(check_yagni, evidence=True)
 register_check(check_test_detectors, detector=True)

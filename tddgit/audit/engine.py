@@ -10,22 +10,25 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tddgit.audit.model import PHASES, CommitRecord, Cycle, Episode, EvidenceSummary, Finding
 from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, trailer_phase
-from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks
-from tddgit.audit.state import ROOT, CycleBuilder, EpisodeAcc, State, close_episode
+from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks, checks_for
+from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
 from tddgit.model import Commit, FileChange
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tddgit.audit.rules import Check
     from tddgit.blobs import BlobReader
     from tddgit.evidence import Evidence, EvidenceError
     from tddgit.paths import Classifier
 
 _NO_TESTS: frozenset[str] = frozenset()
+_SHA = attrgetter("sha")
 
 
 class Auditor:
@@ -45,13 +48,15 @@ class Auditor:
         self._blobs = blobs
         self._stubs = StubJudge(blobs)
         self._checks = active_checks()
+        # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
+        self._checks_by: dict[tuple[str | None, bool], tuple[Check, ...]] = {}
         self._tests_after = TestAfterIndex()
         # With a path filter git drops commits, so a parent may be missing: follow the last
         # state read instead of starting over.
         self._follow_last = follow_last
         self._last = ROOT
         self.records: list[CommitRecord] = []
-        self._index: dict[str, int] = {}
+        self._index: dict[str, int] = {}  # sha -> position in records, filled when asked
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
         self._cycles: list[CycleBuilder] = []
@@ -96,7 +101,11 @@ class Auditor:
                 phase, source, rule = None, "none", None
                 view = view._replace(phase=None, source="none")
         stubs = self._stubs
-        for check in self._checks:
+        proven = note is not None or source == "trailer"
+        checks = self._checks_by.get((phase, proven))
+        if checks is None:
+            checks = self._checks_by[phase, proven] = checks_for(self._checks, phase, proven)
+        for check in checks:
             hits = check(view, stubs)
             if hits:
                 found.extend(hits)
@@ -207,26 +216,45 @@ class Auditor:
     ) -> tuple[EpisodeAcc | None, int | None]:
         """(open episode, last episode end) after a step; records an episode that ends."""
         b = v.before
-        acc = b.episode or EpisodeAcc(start=c.author_time, first=c.sha)
-        acc = acc.add(bool(v.tests), bool(v.prods), v.phase == "red", after_fact)
-        ends = (
-            v.phase == "green"
-            or v.phase == "refactor"
-            or (v.phase is None and bool(v.prods))
+        phase = v.phase
+        prods = bool(v.prods)
+        step = bool(v.tests) << 3 | prods << 2 | (phase == "red") << 1 | after_fact
+        acc = b.episode
+        if acc is None:
+            start, first, size, flags = c.author_time, c.sha, 1, NEXT_FLAGS[step]
+        else:
+            start, first, size = acc.start, acc.first, acc.commits + 1
+            flags = NEXT_FLAGS[acc.flags << 4 | step]
+        if not (
+            phase == "green"
+            or phase == "refactor"
+            or (phase is None and prods)
             or v.attempt == "tcr-pass"
+        ):
+            return EpisodeAcc(start, first, size, flags), b.last_end
+        end = c.author_time
+        if b.last_end is not None:
+            start = b.last_end
+        self.episodes.append(
+            Episode.fast(
+                {
+                    "kind": KIND[flags << 1 | (phase == "refactor")],
+                    "first": first,
+                    "last": c.sha,
+                    "size": size,
+                    "author_name": c.author_name,
+                    "author_email": c.author_email,
+                    "duration": end - start if end > start else 0,
+                }
+            )
         )
-        if not ends:
-            return acc, b.last_end
-        who = (c.author_name, c.author_email)
-        closing = (c.sha, v.phase, c.author_time)
-        self.episodes.append(close_episode(acc, closing, b.last_end, who))
-        return None, c.author_time
+        return None, end
 
     def _undo(self, c: Commit, before: State) -> State:
         """A revert: its target becomes an undone attempt; an immediate revert also
         restores the lineage state from before the target."""
         target = reverted_commit(c.message)
-        i = self._index.get(target or "")
+        i = self._positions().get(target or "")
         if i is None:
             return before
         rec = self.records[i]
@@ -256,9 +284,7 @@ class Auditor:
         note: Evidence | EvidenceError | None,
         cycle: int | None = None,
     ) -> None:
-        records = self.records
-        self._index[c.sha] = len(records)
-        records.append(
+        self.records.append(
             CommitRecord.fast(
                 {
                     "sha": c.sha,
@@ -280,11 +306,20 @@ class Auditor:
             )
         )
 
+    def _positions(self) -> dict[str, int]:
+        """sha -> position in ``records``, brought up to date (reverts and the end need it;
+        an index kept per commit would cost every commit of the history)."""
+        index, records = self._index, self.records
+        done = len(index)
+        if done < len(records):
+            index.update(zip(map(_SHA, records[done:]), range(done, len(records)), strict=True))
+        return index
+
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
         found = self.findings + self._stubs.resolve()
-        order = self._index
+        order = self._positions()
         found.sort(key=lambda f: order.get(f.commit, -1))  # stable: history order
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found

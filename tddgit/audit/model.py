@@ -128,6 +128,14 @@ class Finding:
     files: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)  # rule-specific facts (lag, ...)
 
+    @classmethod
+    def fast(cls, fields: dict[str, Any]) -> Finding:
+        """A finding from exactly its fields (see ``CommitRecord.fast``): a history can
+        have one per commit (``missing-evidence`` on every undocumented trailer)."""
+        found = _new(cls)
+        _set(found, "__dict__", fields)
+        return found
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "rule": self.rule,
@@ -189,6 +197,13 @@ class Episode:
     author_name: str
     author_email: str
     duration: int  # seconds (author time)
+
+    @classmethod
+    def fast(cls, fields: dict[str, Any]) -> Episode:
+        """An episode from exactly its fields (see ``CommitRecord.fast``)."""
+        episode = _new(cls)
+        _set(episode, "__dict__", fields)
+        return episode
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -10,7 +10,7 @@ the detectors through ``register_check``. docs/rules.md explains each rule to us
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -135,7 +135,17 @@ def finding(
     files: tuple[str, ...] = (),
     data: dict[str, object] | None = None,
 ) -> Finding:
-    return Finding(rule, RULES[rule].severity, commit, message, related, files, data or {})
+    return Finding.fast(
+        {
+            "rule": rule,
+            "severity": RULES[rule].severity,
+            "commit": commit,
+            "message": message,
+            "related": related,
+            "files": files,
+            "data": data or {},
+        }
+    )
 
 
 class CommitView(NamedTuple):
@@ -404,20 +414,28 @@ def evidence_problems(ev: Evidence, tree: str, phase: str | None) -> list[str]:
     return out
 
 
-COMMIT_CHECKS: list[Check] = [
-    check_pre_test_code,
-    check_green_without_red,
-    check_test_edited_in_green,
-    check_refactor,
-    check_evidence,
-]
+COMMIT_CHECKS: list[Check] = []
 # Checks of the detector rules (over-mocking, broad-assertion, yagni): they run only in
 # audits with detectors on (see ``DetectorSettings``).
 DETECTOR_CHECKS: list[Check] = []
+# When each check can fire: the phases it looks at (None: any) and whether it needs the
+# commit to have evidence or a GSD-Phase trailer. The audit runs a check only on commits
+# it can fire on: most commits of a history need two or three checks, not all of them.
+_WHEN: dict[Check, tuple[frozenset[str | None] | None, bool]] = {}
 
 
-def register_check(check: Check, *, detector: bool = False) -> None:
+def register_check(
+    check: Check,
+    *,
+    detector: bool = False,
+    phases: Iterable[str | None] | None = None,
+    evidence: bool = False,
+) -> None:
     """Add a check to every audit, or with ``detector`` to audits with detectors on.
+
+    ``phases``: the phases (None for a commit without one) of the commits the check can
+    fire on; ``evidence``: it fires only on commits with an evidence note or whose phase
+    comes from a trailer. Both only skip calls that would find nothing.
 
     A check that needs file contents should not read them per commit: it keeps per-audit
     state with ``StubJudge.later`` and gives its findings when the audit resolves.
@@ -425,6 +443,14 @@ def register_check(check: Check, *, detector: bool = False) -> None:
     checks = DETECTOR_CHECKS if detector else COMMIT_CHECKS
     if check not in checks:
         checks.append(check)
+    _WHEN[check] = (None if phases is None else frozenset(phases), evidence)
+
+
+register_check(check_pre_test_code, phases=(None, "red"))
+register_check(check_green_without_red, phases=("green",))
+register_check(check_test_edited_in_green, phases=("green",))
+register_check(check_refactor, phases=("refactor",))
+register_check(check_evidence, evidence=True)
 
 
 @dataclass(frozen=True)
@@ -458,6 +484,17 @@ def active_checks() -> list[Check]:
     if DETECTORS.get() is None:
         return list(COMMIT_CHECKS)
     return [*COMMIT_CHECKS, *DETECTOR_CHECKS]
+
+
+def checks_for(checks: Sequence[Check], phase: str | None, proven: bool) -> tuple[Check, ...]:
+    """Those of ``checks`` that can fire on a commit of ``phase``; ``proven``: it has an
+    evidence note or declares its phase in a trailer (see ``register_check``)."""
+    out = []
+    for check in checks:
+        phases, evidence = _WHEN.get(check, (None, False))
+        if (phases is None or phase in phases) and (proven or not evidence):
+            out.append(check)
+    return tuple(out)
 
 
 @dataclass(frozen=True)

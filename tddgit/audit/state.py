@@ -10,7 +10,57 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from tddgit.audit.model import Cycle, Episode
+from tddgit.audit.model import Cycle
+
+# What an episode has seen so far, as bits of one int (see ``EpisodeAcc``).
+TEST_FIRST = 1  # a test change came before any production change
+PROD_FIRST = 2  # a production change came before any test change
+TESTS = 4
+PRODS = 8
+RED = 16  # a red step is part of it
+TEST_AFTER = 32  # test-after-fact fired inside it
+
+
+def _next_flags(flags: int, tests: bool, prods: bool, red: bool, test_after: bool) -> int:
+    if tests and not prods and not flags & PRODS:
+        flags |= TEST_FIRST
+    if prods and not tests and not flags & TESTS:
+        flags |= PROD_FIRST
+    return (
+        flags
+        | (TESTS if tests else 0)
+        | (PRODS if prods else 0)
+        | (RED if red else 0)
+        | (TEST_AFTER if test_after else 0)
+    )
+
+
+def _kind(flags: int, closing_refactor: bool) -> str:
+    """The Zorro/Besouro class of an episode that has ended (docs/audit.md)."""
+    prods, tests = bool(flags & PRODS), bool(flags & TESTS)
+    test_after = bool(flags & TEST_AFTER)
+    if closing_refactor and not flags & RED and not test_after:
+        return "refactoring"
+    if prods and flags & (RED | TEST_FIRST) and not test_after:
+        return "test-first"
+    if prods and tests and (test_after or flags & PROD_FIRST):
+        return "test-last"
+    if tests and not prods:
+        return "test-addition"
+    if prods and not tests:
+        return "production"
+    return "unknown"
+
+
+# The two functions above as tables, because the audit steps an episode once per commit:
+# NEXT_FLAGS[flags << 4 | tests << 3 | prods << 2 | red << 1 | test_after] and
+# KIND[flags << 1 | closing_refactor].
+NEXT_FLAGS = tuple(
+    _next_flags(f, bool(i & 8), bool(i & 4), bool(i & 2), bool(i & 1))
+    for f in range(64)
+    for i in range(16)
+)
+KIND = tuple(_kind(f, bool(r)) for f in range(64) for r in range(2))
 
 
 class EpisodeAcc(NamedTuple):
@@ -23,39 +73,7 @@ class EpisodeAcc(NamedTuple):
     start: int  # author time of its first commit
     first: str
     commits: int = 0  # how many so far
-    test_first: bool = False  # a test change came before any production change
-    prod_first: bool = False  # a production change came before any test change
-    tests: bool = False
-    prods: bool = False
-    red: bool = False  # a red step is part of it
-    test_after: bool = False  # test-after-fact fired inside it
-
-    def add(self, tests: bool, prods: bool, red: bool, test_after: bool) -> EpisodeAcc:
-        return EpisodeAcc(
-            self.start,
-            self.first,
-            self.commits + 1,
-            self.test_first or (tests and not prods and not self.prods),
-            self.prod_first or (prods and not tests and not self.tests),
-            self.tests or tests,
-            self.prods or prods,
-            self.red or red,
-            self.test_after or test_after,
-        )
-
-    def kind(self, closing_phase: str | None) -> str:
-        """The Zorro/Besouro class of the episode, once it has ended."""
-        if closing_phase == "refactor" and not self.red and not self.test_after:
-            return "refactoring"
-        if self.prods and (self.red or self.test_first) and not self.test_after:
-            return "test-first"
-        if self.prods and self.tests and (self.test_after or self.prod_first):
-            return "test-last"
-        if self.tests and not self.prods:
-            return "test-addition"
-        if self.prods and not self.tests:
-            return "production"
-        return "unknown"
+    flags: int = 0  # TEST_FIRST | PROD_FIRST | TESTS | PRODS | RED | TEST_AFTER
 
 
 class State(NamedTuple):
@@ -107,23 +125,3 @@ class CycleBuilder:
                 "time_in_red": time_in_red,
             }
         )
-
-
-def close_episode(
-    acc: EpisodeAcc,
-    closing: tuple[str, str | None, int],
-    last_end: int | None,
-    who: tuple[str, str],
-) -> Episode:
-    """The finished episode; ``closing`` is the last commit's (sha, phase, author time)."""
-    sha, phase, end = closing
-    start = last_end if last_end is not None else acc.start
-    return Episode(
-        kind=acc.kind(phase),
-        first=acc.first,
-        last=sha,
-        size=acc.commits,
-        author_name=who[0],
-        author_email=who[1],
-        duration=max(0, end - start),
-    )
