@@ -81,22 +81,40 @@ def _canonical_module(name: str) -> str:
     return _MOCK_MODULE + name[4:] if name == "mock" or name.startswith("mock.") else name
 
 
+# The fields that hold statements (or the handlers and cases that hold them).
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """Every statement of the tree (with the except handlers and match cases between them)
+    in ``ast.walk`` order, without visiting any expression.
+
+    Imports and classes are statements, and a statement only ever sits under statements,
+    handlers and cases, so this breadth-first walk of that part of the tree keeps every
+    node's depth and relative order: ``ast.walk`` filtered, for a fraction of its cost."""
+    out: list[ast.AST] = [tree]
+    for node in out:  # appending while iterating: a breadth-first queue
+        for name in node._fields:
+            if name in _BLOCK_FIELDS:
+                block = getattr(node, name, None)
+                if isinstance(block, list):
+                    out.extend(block)
+    return out
+
+
 def aliases_of(tree: ast.Module) -> dict[str, str]:
     """Local name -> the dotted name it was imported as (imports anywhere in the file)."""
-    out: dict[str, str] = {}
-    for node in ast.walk(tree):
-        _add_aliases(node, out)
-    return out
+    return _aliases_and_classes(tree)[0]
 
 
 def _aliases_and_classes(tree: ast.Module) -> tuple[dict[str, str], list[ast.ClassDef]]:
     """``aliases_of`` and every class (in ``ast.walk`` order) in one walk of the tree."""
     out: dict[str, str] = {}
     classes: list[ast.ClassDef] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.ClassDef):
             classes.append(node)
-        else:
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
             _add_aliases(node, out)
     return out, classes
 
@@ -417,32 +435,74 @@ def _scan_call(call: ast.Call, aliases: Mapping[str, str], acc: _Assertions) -> 
 
 
 def _assertions(
-    func: FuncDef, aliases: Mapping[str, str], subject: Callable[[ast.expr], str] = _subject
+    func: FuncDef,
+    aliases: Mapping[str, str],
+    subject: Callable[[ast.expr], str] = _subject,
+    nodes: Sequence[ast.AST] | None = None,
 ) -> _Assertions:
     acc = _Assertions(subjects={}, subject=subject)
-    for stmt in func.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Assert):
-                if _always_true(node.test):
-                    acc.const(node)
-                else:
-                    acc.add(_assert_subjects(node.test, subject))
-            elif isinstance(node, ast.Call):
-                _scan_call(node, aliases, acc)
+    for node in _body_nodes(func) if nodes is None else nodes:
+        if isinstance(node, ast.Assert):
+            if _always_true(node.test):
+                acc.const(node)
+            else:
+                acc.add(_assert_subjects(node.test, subject))
+        elif isinstance(node, ast.Call):
+            _scan_call(node, aliases, acc)
     return acc
+
+
+# Fields that never hold a node which is, or contains, a call or an assert.
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "kind", "conversion", "is_async", "level"}
+    | {"module", "type_comment", "asname", "name", "names", "kwd_attrs", "rest", "tag"}
+)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        names: tuple[str, ...] = getattr(cls, "_fields", ())  # () for a str or a bool
+        leaf = cls is ast.Constant or not issubclass(cls, ast.AST)
+        fields = () if leaf else tuple(f for f in names if f not in _LEAF_FIELDS)
+        _NODE_FIELDS[cls] = fields
+    return fields
+
+
+def _body_nodes(func: FuncDef) -> list[ast.AST]:
+    """The calls and asserts of a function's body, in the order of ``ast.walk`` over each
+    statement in turn (the order counts: it orders mock kinds and subjects in messages).
+
+    One walk serves the mock and the assertion scans; it skips leaves that cannot hold a
+    call (names, operators, contexts, constants), which keeps every other node's depth and
+    relative order, so the result is ``ast.walk``'s filtered."""
+    out: list[ast.AST] = []
+    for stmt in func.body:
+        queue: list[object] = [stmt]
+        for node in queue:  # appending while iterating: a breadth-first queue
+            for name in _node_fields(type(node)):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    queue.extend(value)
+                elif value is not None:
+                    queue.append(value)
+        out += [n for n in queue if isinstance(n, (ast.Call, ast.Assert))]
+    return out
 
 
 # --- mocks -------------------------------------------------------------------------------
 
 
-def _body_mocks(func: FuncDef, aliases: Mapping[str, str]) -> list[str]:
+def _body_mocks(
+    func: FuncDef, aliases: Mapping[str, str], nodes: Sequence[ast.AST] | None = None
+) -> list[str]:
     kinds = patch_decorators(func.decorator_list, aliases)
-    for stmt in func.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call):
-                kind = mock_kind(node, aliases)
-                if kind:
-                    kinds.append(kind)
+    for node in _body_nodes(func) if nodes is None else nodes:
+        if isinstance(node, ast.Call):
+            kind = mock_kind(node, aliases)
+            if kind:
+                kinds.append(kind)
     return kinds
 
 
@@ -548,12 +608,13 @@ def _metrics(
     for test in _iter_tests(mod.tree.body, (), set(), fixture_funcs):
         class_levels = [class_fixtures[id(c)] for c in reversed(test.classes)]
         chain = FixtureChain(levels=(*class_levels, *base_levels))
-        kinds = _body_mocks(test.func, mod.aliases)
+        nodes = _body_nodes(test.func)
+        kinds = _body_mocks(test.func, mod.aliases, nodes)
         for cls in test.classes:
             kinds += _class_mocks(cls, classes, mod.aliases)
         for fixture in resolve_fixtures(chain, _requested(test)):
             kinds += fixture.mocks
-        acc = _test_assertions(test.func, mod.aliases, max_subjects)
+        acc = _test_assertions(test.func, mod.aliases, max_subjects, nodes)
         out.append(
             TestMetrics(
                 name=test.name,
@@ -570,15 +631,15 @@ def _metrics(
 
 
 def _test_assertions(
-    func: FuncDef, aliases: Mapping[str, str], max_subjects: int | None
+    func: FuncDef, aliases: Mapping[str, str], max_subjects: int | None, nodes: Sequence[ast.AST]
 ) -> _Assertions:
     """The assertions of a test; with ``max_subjects``, subjects are only named (the costly
     part) when there may be more than that many, and left empty otherwise."""
     if max_subjects is None:
-        return _assertions(func, aliases)
-    acc = _assertions(func, aliases, _counting())
+        return _assertions(func, aliases, nodes=nodes)
+    acc = _assertions(func, aliases, _counting(), nodes)
     if len(acc.subjects) > max_subjects:
-        return _assertions(func, aliases)
+        return _assertions(func, aliases, nodes=nodes)
     acc.subjects = {}
     return acc
 
