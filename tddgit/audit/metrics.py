@@ -82,21 +82,6 @@ def conformance(
     return _conformance(len(judged), clean, Counter(e.kind for e in episodes))
 
 
-def summary(
-    records: Sequence[CommitRecord],
-    findings: Sequence[Finding],
-    cycles: Sequence[Cycle],
-    episodes: Sequence[Episode],
-) -> dict[str, Any]:
-    """Every metric of one set of commits (the whole audit, or one author's share)."""
-    acc = _Counts()
-    for key, n in Counter(map(_KEY, records)).items():
-        acc.add(key, n)
-    acc.proven = sum(1 for r in records if r.evidence is not None and _proven(r))
-    acc.code_clean = acc.code - _flagged_code(records, _flagged(findings))[1]
-    return _summary(acc, findings, cycles, episodes)
-
-
 # What the counts need of a commit; few distinct values, so counted in C, then summed.
 _KEY = attrgetter("author_email", "phase", "phase_source", "attempt", "kind")
 _CODE_KINDS = frozenset({"test", "production", "mixed"})  # CommitRecord.changes_code
@@ -118,14 +103,16 @@ def _flagged(findings: Sequence[Finding]) -> set[str]:
     }
 
 
-def _flagged_code(records: Sequence[CommitRecord], flagged: set[str]) -> tuple[Counter[str], int]:
-    """Code commits with a finding about the order of work: per author e-mail, and all."""
-    per: Counter[str] = Counter(
-        r.author_email
-        for r in records
-        if r.sha in flagged and r.kind in _CODE_KINDS and r.attempt in (None, "tcr-pass")
+def _flagged_code(records: Sequence[CommitRecord], flagged: set[str]) -> Counter[str]:
+    """Code commits with a finding about the order of work, per author e-mail."""
+    return Counter(
+        email
+        for sha, email, kind, attempt in map(_FLAG_KEY, records)
+        if sha in flagged and kind in _CODE_KINDS and attempt in (None, "tcr-pass")
     )
-    return per, sum(per.values())
+
+
+_FLAG_KEY = attrgetter("sha", "author_email", "kind", "attempt")
 
 
 class _Counts:
@@ -170,15 +157,24 @@ class _Counts:
                 self.code_trailer += n
 
 
-def _summary(
-    acc: _Counts,
-    findings: Sequence[Finding],
-    cycles: Sequence[Cycle],
-    episodes: Sequence[Episode],
-) -> dict[str, Any]:
-    status = Counter(map(_STATUS, cycles))
-    reds = [t for t in map(_TIME_IN_RED, cycles) if t is not None]
-    kinds = Counter(map(_KIND, episodes))
+class _Parts:
+    """One author's (or everyone's) cycles, episodes and findings, reduced to what the
+    metrics need of them: counts, and the values medians are taken of."""
+
+    __slots__ = ("durations", "episode_kinds", "reds", "rules", "statuses")
+
+    def __init__(self) -> None:
+        self.statuses: Counter[str] = Counter()
+        self.reds: list[int] = []  # time in red of each complete cycle
+        self.episode_kinds: Counter[str] = Counter()
+        self.durations: list[int] = []
+        self.rules: Counter[str] = Counter()  # findings by rule
+
+
+def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
+    status = parts.statuses
+    reds = parts.reds
+    kinds = parts.episode_kinds
     return {
         "commits": acc.steps,
         "merges": acc.records - acc.steps,
@@ -189,7 +185,7 @@ def _summary(
         "trailer_coverage": _pct(acc.code_trailer, acc.code),
         "evidence_coverage": _pct(acc.proven, acc.declared),
         "cycles": {
-            "total": len(cycles),
+            "total": status.total(),
             "complete": status["complete"],
             "open": status["open"],
             "broken": status["broken"],
@@ -200,9 +196,9 @@ def _summary(
             "mean_seconds": round(sum(reds) / len(reds), 1) if reds else None,
             "max_seconds": max(reds) if reds else None,
         },
-        "episodes": {"total": len(episodes), **{k: kinds[k] for k in EPISODE_KINDS}},
-        "process": _measures(kinds, list(map(_DURATION, episodes))),
-        "findings": dict(sorted(Counter(map(_RULE, findings)).items())),
+        "episodes": {"total": kinds.total(), **{k: kinds[k] for k in EPISODE_KINDS}},
+        "process": _measures(kinds, list(parts.durations)),
+        "findings": dict(sorted(parts.rules.items())),
         "conformance": _conformance(acc.code, acc.code_clean, kinds),
     }
 
@@ -227,8 +223,9 @@ def compute(
 ) -> dict[str, Any]:
     """The audit's ``metrics`` object: the whole range, then ``authors[]``.
 
-    The commits are counted by a few fields at once (``_KEY``, in C), so a 100k-commit
-    history costs a few passes of C loops plus one small Python loop per distinct key.
+    Everything is first split by author (e-mail), mostly by counting tuples of fields in C
+    (``_KEY`` for the commits), then each author is summarised and the whole range is the
+    sum of the authors: a 100k-commit history costs a few C passes and short Python loops.
     """
     per: dict[str, _Counts] = defaultdict(_Counts)
     for key, n in Counter(map(_KEY, records)).items():
@@ -236,32 +233,66 @@ def compute(
     for r in [r for r in records if r.evidence is not None]:  # few have a note
         if _proven(r):
             per[r.author_email].proven += 1
-    flagged_per, _ = _flagged_code(records, _flagged(findings))
+    author_of = dict(zip(map(_SHA, records), map(_EMAIL, records), strict=True))
+    flagged_per = _flagged_code(records, _flagged(findings))
     for email, acc in per.items():
         acc.code_clean = acc.code - flagged_per[email]
-    out = _summary(_total(per.values()), findings, cycles, episodes)
+    parts = _split_parts(author_of, findings, cycles, episodes)
+    out = _summary(_total(per.values()), _all_parts(parts.values(), episodes))
     order = sorted(per.items(), key=lambda kv: (-kv[1].records, kv[0]))
-    names = {r.author_email: r.author_name for r in reversed(records)}  # first name seen
+    # the first name each e-mail was seen with: reversed, so the earliest assignment wins
+    names = dict(zip(map(_EMAIL, reversed(records)), map(_NAME, reversed(records)), strict=True))
     authors = []
     if len(per) == 1:
         email = order[0][0]
         authors.append({"name": names[email], "email": email, **out})
-    elif order:
-        author_of = {r.sha: r.author_email for r in records}
-        by_findings: dict[str, list[Finding]] = defaultdict(list)
-        for f in findings:
-            by_findings[author_of.get(f.commit, "")].append(f)
-        by_cycles: dict[str, list[Cycle]] = defaultdict(list)
-        for c in cycles:
-            by_cycles[c.author_email].append(c)
-        by_episodes: dict[str, list[Episode]] = defaultdict(list)
-        for e in episodes:
-            by_episodes[e.author_email].append(e)
+    else:
         for email, acc in order:
-            part = _summary(acc, by_findings[email], by_cycles[email], by_episodes[email])
+            part = _summary(acc, parts.get(email) or _Parts())
             authors.append({"name": names[email], "email": email, **part})
     out["authors"] = authors
     return out
+
+
+_SHA = attrgetter("sha")
+_EMAIL = attrgetter("author_email")
+_NAME = attrgetter("author_name")
+_COMMIT = attrgetter("commit")
+_EMAIL_STATUS = attrgetter("author_email", "status")
+_EMAIL_KIND = attrgetter("author_email", "kind")
+
+
+def _split_parts(
+    author_of: dict[str, str],
+    findings: Sequence[Finding],
+    cycles: Sequence[Cycle],
+    episodes: Sequence[Episode],
+) -> dict[str, _Parts]:
+    parts: dict[str, _Parts] = defaultdict(_Parts)
+    for (email, status), n in Counter(map(_EMAIL_STATUS, cycles)).items():
+        parts[email].statuses[status] = n
+    for email, t in zip(map(_EMAIL, cycles), map(_TIME_IN_RED, cycles), strict=True):
+        if t is not None:
+            parts[email].reds.append(t)
+    for (email, kind), n in Counter(map(_EMAIL_KIND, episodes)).items():
+        parts[email].episode_kinds[kind] = n
+    for email, d in zip(map(_EMAIL, episodes), map(_DURATION, episodes), strict=True):
+        parts[email].durations.append(d)
+    whose = map(author_of.get, map(_COMMIT, findings))
+    for (email, rule), n in Counter(zip(whose, map(_RULE, findings), strict=True)).items():
+        parts[email or ""].rules[rule] += n
+    return parts
+
+
+def _all_parts(parts: Iterable[_Parts], episodes: Sequence[Episode]) -> _Parts:
+    total = _Parts()
+    for p in parts:
+        total.statuses.update(p.statuses)
+        total.reds += p.reds
+        total.episode_kinds.update(p.episode_kinds)
+        total.rules.update(p.rules)
+    total.durations = list(map(_DURATION, episodes))
+    return total
 
 
 def _total(parts: Iterable[_Counts]) -> _Counts:
