@@ -118,6 +118,7 @@ class _Lines:
         self.dumps = dumps
         self.enc = _Encoded()
         self._files: dict[tuple[int, str], str] = {}
+        self._middles: dict[tuple[str | None, str, str | None, str, str | None, bool], str] = {}
         self._keep: list[FileChange] = []  # what the ids above name, alive until the end
 
     def _file(self, f: FileChange, kind: str) -> str:
@@ -131,54 +132,70 @@ class _Lines:
 
     def commit(self, c: CommitRecord) -> str:
         w = self.enc
-        if c.files:
+        files = c.files
+        if files:
             # The reader shares one FileChange per (status, path) across the history and
             # the records keep them alive while this runs, so id() names them.
             seen = self._files
-            files = ",".join(
-                [
-                    seen.get((id(f), k)) or self._file(f, k)
-                    for f, k in zip(c.files, c.file_kinds, strict=False)
-                ]
-            )
+            kinds = c.file_kinds
+            if len(files) == 1:
+                text = seen.get((id(files[0]), kinds[0])) or self._file(files[0], kinds[0])
+            else:
+                text = ",".join(
+                    [
+                        seen.get((id(f), k)) or self._file(f, k)
+                        for f, k in zip(files, kinds, strict=False)
+                    ]
+                )
         else:
-            files = ""
+            text = ""
         evidence = "null" if c.evidence is None else self.dumps(c.evidence.to_json())
         cycle = "null" if c.cycle is None else int.__repr__(c.cycle)
+        merge = len(c.parents) > 1
+        # The fields from phase to merge take few combinations: each is encoded once.
+        key = (c.phase, c.phase_source, c.rule, c.kind, c.attempt, merge)
+        middle = self._middles.get(key) or self._middle(key)
         return (
             f'{{"sha":"{c.sha}","parents":{_shas(c.parents)},'
             f'"author":{w[c.author_name, c.author_email]},"time":{int.__repr__(c.time)},'
-            f'"subject":{_str(c.subject)},"phase":{w[c.phase]},'
-            f'"phase_source":{w[c.phase_source]},"rule":{w[c.rule]},"kind":{w[c.kind]},'
-            f'"attempt":{w[c.attempt]},"merge":{"true" if len(c.parents) > 1 else "false"},'
-            f'"cycle":{cycle},"files":[{files}],"evidence":{evidence}}}'
+            f'"subject":{_str(c.subject)},{middle},'
+            f'"cycle":{cycle},"files":[{text}],"evidence":{evidence}}}'
         )
+
+    def _middle(self, key: tuple[str | None, str, str | None, str, str | None, bool]) -> str:
+        w = self.enc
+        phase, source, rule, kind, attempt, merge = key
+        out = self._middles[key] = (
+            f'"phase":{w[phase]},"phase_source":{w[source]},"rule":{w[rule]},'
+            f'"kind":{w[kind]},"attempt":{w[attempt]},"merge":{"true" if merge else "false"}'
+        )
+        return out
 
     def finding(self, f: Finding) -> str:
         w = self.enc
         data = f',"data":{self.dumps(dict(f.data))}' if f.data else ""
         return (
-            f'{{"rule":{w[f.rule]},"severity":{w[f.severity]},"commit":{_str(f.commit)},'
-            f'"related":{_strs(f.related)},"files":{_strs(f.files)},'
+            f'{{"rule":{w[f.rule]},"severity":{w[f.severity]},"commit":"{f.commit}",'
+            f'"related":{_shas(f.related)},"files":{_strs(f.files)},'
             f'"message":{_str(f.message)}{data}}}'
         )
 
     def cycle(self, c: Cycle) -> str:
         w = self.enc
+        green = "null" if c.green is None else f'"{c.green}"'
         return (
-            f'{{"id":{_int(c.id)},"status":{w[c.status]},"red":{_str(c.red)},'
-            f'"green":{w[c.green]},"refactors":{_strs(c.refactors)},'
+            f'{{"id":{int.__repr__(c.id)},"status":{w[c.status]},"red":"{c.red}",'
+            f'"green":{green},"refactors":{_shas(c.refactors)},'
             f'"author":{w[c.author_name, c.author_email]},'
-            f'"started":{_int(c.started)},"ended":{_int(c.ended)},'
+            f'"started":{int.__repr__(c.started)},"ended":{_int(c.ended)},'
             f'"time_in_red":{_int(c.time_in_red)}}}'
         )
 
     def episode(self, e: Episode) -> str:
-        w = self.enc
         return (
-            f'{{"kind":{w[e.kind]},"first":{_str(e.first)},"last":{_str(e.last)},'
-            f'"size":{_int(e.size)},"author":{w[e.author_name, e.author_email]},'
-            f'"duration":{_int(e.duration)}}}'
+            f'{{"kind":{self.enc[e.kind]},"first":"{e.first}","last":"{e.last}",'
+            f'"size":{int.__repr__(e.size)},"author":{self.enc[e.author_name, e.author_email]},'
+            f'"duration":{int.__repr__(e.duration)}}}'
         )
 
 
@@ -188,7 +205,7 @@ def _int(value: int | None) -> str:
 
 
 def _shas(values: Sequence[str]) -> str:
-    """Commit ids from git: hexadecimal, so nothing to escape."""
+    """Commit ids from git (here and in the lines above): hexadecimal, nothing to escape."""
     return '["' + '","'.join(values) + '"]' if values else "[]"
 
 
