@@ -60,6 +60,7 @@ class Auditor:
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
         self._cycles: list[CycleBuilder] = []
+        self._cycle_at: dict[str, int] = {}  # red, green or refactor commit -> its cycle
         self.episodes: list[Episode] = []
         self._undone: set[str] = set()
 
@@ -189,12 +190,14 @@ class Auditor:
         s = v.before
         if v.phase == "red":
             if s.red is not None and s.cycle >= 0:
-                self._cycles[s.cycle].superseded = True
+                old = self._cycles[s.cycle]
+                old.superseded = True
+                old.sync()
             cb = CycleBuilder(
                 len(self._cycles), c.sha, c.author_time, c.author_name, c.author_email
             )
-            cb.last_time = c.author_time
             self._cycles.append(cb)
+            self._cycle_at[c.sha] = cb.id
             tests = frozenset(f.path for f in v.tests if f.status != "D")
             return "red", c.sha, tests, cb.id
         if v.phase == "green":
@@ -202,12 +205,14 @@ class Auditor:
                 cb = self._cycles[s.cycle]
                 if cb.green is None:
                     cb.green, cb.green_time, cb.last_time = c.sha, c.author_time, c.author_time
+                    cb.sync()
+                    self._cycle_at[c.sha] = cb.id
             return "green", None, _NO_TESTS, s.cycle
         if v.phase == "refactor":
             if s.red is None and s.cycle >= 0 and self._cycles[s.cycle].green is not None:
                 cb = self._cycles[s.cycle]
-                cb.refactors.append(c.sha)
-                cb.last_time = c.author_time
+                cb.add_refactor(c.sha, c.author_time)
+                self._cycle_at[c.sha] = cb.id
             return "refactor", s.red, s.red_tests, s.cycle
         return s.phase, s.red, s.red_tests, s.cycle
 
@@ -260,13 +265,9 @@ class Auditor:
         rec = self.records[i]
         self.records[i] = replace(rec, phase=None, attempt="undone", cycle=None)
         self._undone.add(rec.sha)
-        for cb in self._cycles:
-            if cb.red == rec.sha:
-                cb.removed = True
-            if cb.green == rec.sha:
-                cb.green = cb.green_time = None
-            if rec.sha in cb.refactors:
-                cb.refactors.remove(rec.sha)
+        at = self._cycle_at.pop(rec.sha, None)  # a commit is in one cycle at most
+        if at is not None:
+            self._cycles[at].undo(rec.sha)
         if c.parents and c.parents[0] == rec.sha:
             return self._states.get(rec.parents[0], ROOT) if rec.parents else ROOT
         return before
@@ -323,7 +324,7 @@ class Auditor:
         found.sort(key=lambda f: order.get(f.commit, -1))  # stable: history order
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found
-        cycles = [cb.freeze() for cb in self._cycles if not cb.removed]
+        cycles = [cb.cycle for cb in self._cycles if not cb.removed]
         if not gc.isenabled():
             # The audit runs its pass with the cyclic GC off (``run_audit``): the records
             # live until the report is written and hold no reference cycles. Frozen, the

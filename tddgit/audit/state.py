@@ -7,7 +7,6 @@ reuses its parent's state object, so memory grows only with real steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from tddgit.audit.model import Cycle
@@ -90,38 +89,85 @@ class State(NamedTuple):
 ROOT = State()
 
 
-@dataclass
 class CycleBuilder:
-    """A cycle while the history is read; frozen into ``Cycle`` at the end."""
+    """A cycle while the history is read, and its ``Cycle`` record, kept in step.
 
-    id: int
-    red: str
-    red_time: int
-    author_name: str
-    author_email: str
-    green: str | None = None
-    green_time: int | None = None
-    refactors: list[str] = field(default_factory=list)
-    last_time: int | None = None
-    superseded: bool = False  # a new red opened on its lineage before it went green
-    removed: bool = False  # its red was undone by a revert
+    The record is made with the cycle and brought up to date (``sync``) after each change
+    the pass makes, so the end of the audit has nothing left to build: a history has a
+    cycle for every few commits.
+    """
 
-    def freeze(self) -> Cycle:
-        status = "complete" if self.green else ("broken" if self.superseded else "open")
-        time_in_red = None
-        if self.green_time is not None:
-            time_in_red = max(0, self.green_time - self.red_time)
-        return Cycle.fast(  # one per cycle of the history: see CommitRecord.fast
+    __slots__ = (
+        "author_email",
+        "author_name",
+        "cycle",
+        "green",
+        "green_time",
+        "id",
+        "last_time",
+        "red",
+        "red_time",
+        "refactor_times",
+        "refactors",
+        "removed",
+        "superseded",
+    )
+
+    def __init__(self, id: int, red: str, red_time: int, author_name: str, author_email: str):
+        self.id = id
+        self.red = red
+        self.red_time = red_time
+        self.author_name = author_name
+        self.author_email = author_email
+        self.green: str | None = None
+        self.green_time: int | None = None
+        self.refactors: list[str] = []
+        self.refactor_times: list[int] = []
+        self.last_time: int = red_time
+        self.superseded = False  # a new red opened on its lineage before it went green
+        self.removed = False  # its red was undone by a revert
+        self.cycle = Cycle.fast(  # one per cycle of the history: see CommitRecord.fast
             {
-                "id": self.id,
-                "status": status,
-                "red": self.red,
-                "green": self.green,
-                "refactors": tuple(self.refactors),
-                "author_name": self.author_name,
-                "author_email": self.author_email,
-                "started": self.red_time,
-                "ended": self.last_time if self.green else None,
-                "time_in_red": time_in_red,
+                "id": id,
+                "status": "open",
+                "red": red,
+                "green": None,
+                "refactors": (),
+                "author_name": author_name,
+                "author_email": author_email,
+                "started": red_time,
+                "ended": None,
+                "time_in_red": None,
             }
+        )
+
+    def add_refactor(self, sha: str, time: int) -> None:
+        self.refactors.append(sha)
+        self.refactor_times.append(time)
+        self.last_time = time
+        self.sync()
+
+    def undo(self, sha: str) -> None:
+        """``sha``, one of this cycle's commits, was undone by a revert."""
+        if sha == self.red:
+            self.removed = True
+        if sha == self.green:
+            self.green = self.green_time = None
+        if sha in self.refactors:
+            i = self.refactors.index(sha)
+            del self.refactors[i], self.refactor_times[i]
+            last = self.refactor_times[-1] if self.refactor_times else self.green_time
+            self.last_time = last if last is not None else self.red_time
+        self.sync()
+
+    def sync(self) -> None:
+        """Bring the record up to date after a change (it is not shared with anyone yet)."""
+        fields = self.cycle.__dict__
+        green = self.green
+        fields["status"] = "complete" if green else ("broken" if self.superseded else "open")
+        fields["green"] = green
+        fields["refactors"] = tuple(self.refactors)
+        fields["ended"] = self.last_time if green else None
+        fields["time_in_red"] = (
+            None if self.green_time is None else max(0, self.green_time - self.red_time)
         )

@@ -212,6 +212,32 @@ def test_reverts_and_tcr_are_attempts(repo):
     assert [e.kind for e in report.episodes] == ["test-first", "production"]
 
 
+def test_a_reverted_refactor_or_green_leaves_its_cycle(repo):
+    s = Steps(repo)
+    env = {}
+
+    def revert() -> None:
+        s.minute += 1
+        env.update(GIT_AUTHOR_DATE=when(s.minute), GIT_COMMITTER_DATE=when(s.minute))
+        repo.git("revert", "--no-edit", "HEAD", env=env)
+
+    red = s.commit("red: a", {"tests/test_a.py": "def test_a():\n    assert a() == 1\n"})
+    green = s.commit("green: a", {"a.py": "def a():\n    return 1\n"})
+    s.commit("refactor: a", {"a.py": "def a():\n    return 2 - 1\n"})
+    revert()  # the refactor
+    red2 = s.commit("red: b", {"tests/test_b.py": "def test_b():\n    assert b() == 1\n"})
+    s.commit("green: b", {"b.py": "def b():\n    return 1\n"})
+    revert()  # the green: the red is open again
+
+    report = audit(repo)
+    green_time = by_subject(report)["green: a"].time
+    assert [(c.red, c.green, c.refactors, c.status, c.ended) for c in report.cycles] == [
+        (red, green, (), "complete", green_time),
+        (red2, None, (), "open", None),
+    ]
+    assert [c.cycle for c in report.commits if c.attempt == "undone"] == [None, None]
+
+
 def test_rules_on_steps(repo):
     s = Steps(repo)
     s.commit("green: nothing to make pass", {"src/a.py": "def a():\n    return 1\n"})
