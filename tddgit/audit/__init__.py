@@ -11,7 +11,7 @@ re-runs tests at declared commits in throwaway worktrees, arrives there later).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +103,14 @@ def run_audit(
             findings, cycles = auditor.finish()
             blobs.hang_up()  # git exits on its own while the report is made
             report = _report(
-                rng, auditor.records, findings, cycles, auditor.episodes, notes, __version__
+                rng,
+                auditor.records,
+                findings,
+                cycles,
+                auditor.episodes,
+                notes,
+                __version__,
+                auditor.positions(),
             )
         finally:
             if was_enabled:
@@ -140,6 +147,7 @@ def _report(
     episodes: Sequence[Episode],
     notes: Sequence[str],
     version: str,
+    positions: Mapping[str, int] | None = None,
 ) -> AuditReport:
     from tddgit.audit.metrics import compute
 
@@ -149,7 +157,7 @@ def _report(
         findings=findings,
         cycles=cycles,
         episodes=episodes,
-        metrics=compute(records, findings, cycles, episodes),
+        metrics=compute(records, findings, cycles, episodes, positions),
         notes=tuple(notes),
         tool_version=version,
     )

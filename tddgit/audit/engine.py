@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _NO_TESTS: frozenset[str] = frozenset()
 _SHA = attrgetter("sha")
+_COMMIT = attrgetter("commit")
 
 
 class Auditor:
@@ -259,7 +260,7 @@ class Auditor:
         """A revert: its target becomes an undone attempt; an immediate revert also
         restores the lineage state from before the target."""
         target = reverted_commit(c.message)
-        i = self._positions().get(target or "")
+        i = self.positions().get(target or "")
         if i is None:
             return before
         rec = self.records[i]
@@ -307,7 +308,7 @@ class Auditor:
             )
         )
 
-    def _positions(self) -> dict[str, int]:
+    def positions(self) -> dict[str, int]:
         """sha -> position in ``records``, brought up to date (reverts and the end need it;
         an index kept per commit would cost every commit of the history)."""
         index, records = self._index, self.records
@@ -319,9 +320,13 @@ class Auditor:
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
-        found = self.findings + self._stubs.resolve()
-        order = self._positions()
-        found.sort(key=lambda f: order.get(f.commit, -1))  # stable: history order
+        found = self.findings  # in history order already: made commit by commit
+        later = self._stubs.resolve()
+        if later:
+            found = found + later
+            order = self.positions()
+            keys = [order.get(sha, -1) for sha in map(_COMMIT, found)]
+            found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found
         cycles = [cb.cycle for cb in self._cycles if not cb.removed]

@@ -14,7 +14,7 @@ Everything again per author (by e-mail address).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, sub
 from statistics import median
@@ -103,16 +103,13 @@ def _flagged(findings: Sequence[Finding]) -> set[str]:
     }
 
 
-def _flagged_code(records: Sequence[CommitRecord], flagged: set[str]) -> Counter[str]:
+def _flagged_code(flagged: Iterable[CommitRecord | None]) -> Counter[str]:
     """Code commits with a finding about the order of work, per author e-mail."""
     return Counter(
-        email
-        for sha, email, kind, attempt in map(_FLAG_KEY, records)
-        if sha in flagged and kind in _CODE_KINDS and attempt in (None, "tcr-pass")
+        r.author_email
+        for r in flagged
+        if r is not None and r.kind in _CODE_KINDS and r.attempt in (None, "tcr-pass")
     )
-
-
-_FLAG_KEY = attrgetter("sha", "author_email", "kind", "attempt")
 
 
 class _Counts:
@@ -220,12 +217,14 @@ def compute(
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
+    positions: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The audit's ``metrics`` object: the whole range, then ``authors[]``.
 
     Everything is first split by author (e-mail), mostly by counting tuples of fields in C
     (``_KEY`` for the commits), then each author is summarised and the whole range is the
     sum of the authors: a 100k-commit history costs a few C passes and short Python loops.
+    ``positions`` (sha -> index in ``records``), when the caller has it, saves building it.
     """
     per: dict[str, _Counts] = defaultdict(_Counts)
     for key, n in Counter(map(_KEY, records)).items():
@@ -233,15 +232,16 @@ def compute(
     for r in [r for r in records if r.evidence is not None]:  # few have a note
         if _proven(r):
             per[r.author_email].proven += 1
-    author_of = dict(zip(map(_SHA, records), map(_EMAIL, records), strict=True))
-    flagged_per = _flagged_code(records, _flagged(findings))
+    if positions is None:
+        positions = dict(zip(map(_SHA, records), range(len(records)), strict=True))
+    record_of = _RecordOf(records, positions)
+    flagged_per = _flagged_code(map(record_of, _flagged(findings)))
     for email, acc in per.items():
         acc.code_clean = acc.code - flagged_per[email]
-    parts = _split_parts(author_of, findings, cycles, episodes)
+    parts = _split_parts(record_of, findings, cycles, episodes)
     out = _summary(_total(per.values()), _all_parts(parts.values(), episodes))
     order = sorted(per.items(), key=lambda kv: (-kv[1].records, kv[0]))
-    # the first name each e-mail was seen with: reversed, so the earliest assignment wins
-    names = dict(zip(map(_EMAIL, reversed(records)), map(_NAME, reversed(records)), strict=True))
+    names = _first_names(records, len(per))
     authors = []
     if len(per) == 1:
         email = order[0][0]
@@ -256,14 +256,40 @@ def compute(
 
 _SHA = attrgetter("sha")
 _EMAIL = attrgetter("author_email")
-_NAME = attrgetter("author_name")
 _COMMIT = attrgetter("commit")
 _EMAIL_STATUS = attrgetter("author_email", "status")
 _EMAIL_KIND = attrgetter("author_email", "kind")
 
 
+class _RecordOf:
+    """sha -> its record (None for a commit outside the audit)."""
+
+    def __init__(self, records: Sequence[CommitRecord], positions: Mapping[str, int]) -> None:
+        self.records = records
+        self.positions = positions
+
+    def __call__(self, sha: str) -> CommitRecord | None:
+        i = self.positions.get(sha)
+        return None if i is None else self.records[i]
+
+    def email(self, sha: str) -> str:
+        i = self.positions.get(sha)
+        return "" if i is None else self.records[i].author_email
+
+
+def _first_names(records: Sequence[CommitRecord], authors: int) -> dict[str, str]:
+    """The first name each e-mail was seen with (the first few commits usually have all)."""
+    names: dict[str, str] = {}
+    for r in records:
+        if r.author_email not in names:
+            names[r.author_email] = r.author_name
+            if len(names) == authors:
+                break
+    return names
+
+
 def _split_parts(
-    author_of: dict[str, str],
+    record_of: _RecordOf,
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
@@ -278,9 +304,9 @@ def _split_parts(
         parts[email].episode_kinds[kind] = n
     for email, d in zip(map(_EMAIL, episodes), map(_DURATION, episodes), strict=True):
         parts[email].durations.append(d)
-    whose = map(author_of.get, map(_COMMIT, findings))
+    whose = map(record_of.email, map(_COMMIT, findings))
     for (email, rule), n in Counter(zip(whose, map(_RULE, findings), strict=True)).items():
-        parts[email or ""].rules[rule] += n
+        parts[email].rules[rule] += n
     return parts
 
 
