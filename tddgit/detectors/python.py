@@ -192,6 +192,8 @@ class Fixture:
 def _fixture_decorator(func: FuncDef, aliases: Mapping[str, str]) -> ast.expr | None:
     for dec in func.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
+        if isinstance(target, ast.Attribute) and target.attr != "fixture":
+            continue  # every fixture decorator's dotted name ends in "fixture"
         if dotted(target, aliases) in _FIXTURE_DECORATORS:
             return dec
     return None
