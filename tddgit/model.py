@@ -157,6 +157,10 @@ class FileChange:
     status: str  # "A", "M", "D", "T", "R" (rename), "C" (copy)
     path: str  # the path after the change (the new name for renames)
     old_path: str | None = None  # for renames and copies
+    # Object ids before and after (None when not asked for, or no such side: an added
+    # file has no old blob, a deleted one no new blob). Not part of the change's identity.
+    blob: str | None = field(default=None, compare=False, repr=False)
+    old_blob: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

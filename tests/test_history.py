@@ -374,3 +374,68 @@ def test_commits_are_built_exactly_as_the_dataclass_builds_them() -> None:
     assert built == Commit(**values)  # type: ignore[arg-type]
     assert built.subject == "Subject" and built.trailer("gsd-phase") == "red"
     assert hash(built) == hash(Commit(**values))  # type: ignore[arg-type]
+
+
+def test_blob_ids_of_every_change_match_git(repo: GitRepo) -> None:
+    """``blobs=True`` (git log --raw): the same commits, and each side's blob id is the one
+    git names for that commit's (or its parent's) path, whatever the change or the name."""
+    body = "".join(f"line {i}\n" for i in range(40))
+    repo.write("src/old.py", body)
+    repo.write("gone.txt", "bye\n")
+    repo.write("odd\nname ü.py", "x\n")
+    repo.commit("one")
+    repo.git("mv", "src/old.py", "src/new.py")
+    repo.git("rm", "-q", "gone.txt")
+    repo.commit("two")
+    repo.write("src/copy.py", body)
+    repo.write("src/new.py", body + "more\n")
+    repo.commit("three")
+    os.unlink(repo.root / "src/copy.py")
+    os.symlink("new.py", repo.root / "src/copy.py")
+    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    repo.commit("four")
+    r = _repo(repo)
+
+    plain = list(read_history(r))
+    with_blobs = list(read_history(r, blobs=True, find_copies=True))
+    assert [c.sha for c in with_blobs] == [c.sha for c in plain]
+    seen = 0
+    for c in with_blobs:
+        for f in c.files:
+            new = _rev(repo, f"{c.sha}:{f.path}") if f.status != "D" else None
+            old_path = f.old_path or f.path
+            old = _rev(repo, f"{c.parents[0]}:{old_path}") if f.status != "A" else None
+            assert (f.blob, f.old_blob) == (new, old), (c.message, f)
+            seen += 1
+    assert seen == 8
+    statuses = {f.status for c in with_blobs for f in c.files}
+    assert statuses == {"A", "R", "D", "M", "C", "T"}
+
+
+def _rev(repo: GitRepo, name: str) -> str:
+    return repo.git("rev-parse", "--verify", "--literal-pathspecs", name).strip()
+
+
+def test_any_chunking_of_a_raw_stream_gives_the_same_commits(repo: GitRepo) -> None:
+    repo.write("tests/test_ü.py", "1")
+    repo.commit("Tést\n\nGSD-Phase: red\n")
+    repo.write("src/with space.py", "1")
+    repo.commit("two")
+    repo.git("mv", "src/with space.py", "src/moved.py")
+    repo.git("commit", "-q", "-m", "three")
+    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    r = _repo(repo)
+    expected = list(read_history(r, blobs=True))
+    args = _log_args(("HEAD",), None, None, None, (), True, False, False, True)
+    out = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, check=True).stdout
+    for size in (1, 2, 3, 7, 64):
+        read_fd, write_fd = os.pipe()
+        writer = threading.Thread(target=_trickle, args=(write_fd, out, size))
+        writer.start()
+        with os.fdopen(read_fd, "rb") as stream:
+            got = list(_parse_stream(stream, with_files=True, blobs=True))
+        writer.join()
+        assert got == expected, size
+        assert [f.blob for c in got for f in c.files] == [
+            f.blob for c in expected for f in c.files
+        ]

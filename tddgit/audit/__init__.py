@@ -47,6 +47,7 @@ def run_audit(
     """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
     from tddgit import __version__
     from tddgit.audit.engine import Auditor
+    from tddgit.audit.rules import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.evidence import NOTES_REF, read_all_notes
     from tddgit.history import history_notes, read_history
@@ -82,6 +83,7 @@ def run_audit(
             author=options.author,
             paths=options.paths,
             reverse=True,
+            blobs=detectors_on(),  # the detector rules read test files by blob id
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at

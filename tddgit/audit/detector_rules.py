@@ -120,8 +120,10 @@ def _make_work(blobs: BlobReader) -> TestDetectors:
 @dataclass(frozen=True)
 class _Change:
     sha: str
-    new: str  # <tree>:<path>
-    old: str | None  # <parent's tree or the parent>:<old path>, None for an added file
+    # A blob id when the history carried them (``git log --raw``); else a name to look up:
+    # <tree>:<path>, and <parent's tree or the parent>:<old path>. None: an added file.
+    new: str
+    old: str | None
     path: str
 
 
@@ -150,14 +152,19 @@ class TestDetectors:
         for f in v.tests:
             if f.status == "D" or self._language_of(f.path) is None:
                 continue
-            self.changes.append(_Change(v.sha, f"{tree}:{f.path}", _old(f, base), f.path))
+            if f.blob is not None:  # the audit read the history with blob ids
+                self.changes.append(_Change(v.sha, f.blob, f.old_blob, f.path))
+            else:
+                self.changes.append(_Change(v.sha, f"{tree}:{f.path}", _old(f, base), f.path))
 
     def resolve(self) -> list[Finding]:
         if not self.changes:
             return []
         self.cache.load()
         names = [c.new for c in self.changes] + [c.old for c in self.changes if c.old]
-        ids = dict(zip(names, in_two(names, _infos, self.blobs), strict=True))
+        ids: dict[str, str | None] = {n: n for n in names if ":" not in n}  # blob ids
+        names = [n for n in names if ":" in n]
+        ids.update(zip(names, in_two(names, _infos, self.blobs), strict=True))
         paths: dict[str, str] = {}
         for c in self.changes:
             for name in (c.new, c.old):

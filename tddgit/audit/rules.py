@@ -477,6 +477,11 @@ def detectors(settings: DetectorSettings | None) -> Iterator[None]:
         DETECTORS.reset(token)
 
 
+def detectors_on() -> bool:
+    """Whether the audit starting now runs the detector rules."""
+    return DETECTORS.get() is not None
+
+
 def active_checks() -> list[Check]:
     """The checks an audit starting now runs, in order."""
     import tddgit.audit.detector_rules  # noqa: F401  (registers the detector rules' checks)
