@@ -123,8 +123,8 @@ def read_history(
     """Yield the commits of ``revs`` in topological order (newest first unless ``reverse``).
 
     Merge commits come with all their parents and no files. ``find_copies`` adds git's
-    ``-C`` copy detection (costs more). ``blobs``: each file change also carries its
-    blob ids (``git log --raw``; same cost in git, a little more to read). Raises ``UsageError`` for a bad revision or range
+    ``-C`` copy detection (costs more). ``blobs``: each commit also carries the blob ids
+    of its files (``git log --raw``; the same cost in git, a little more to read). Raises ``UsageError`` for a bad revision or range
     and for a repository without commits, ``GitError`` if git fails otherwise.
     """
     args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse, blobs)
@@ -325,14 +325,15 @@ def _parse_tokens(
     while i + _HEADER_FIELDS <= n:
         j = i + _HEADER_FIELDS
         files: tuple[FileChange, ...] = ()
+        ids: tuple[tuple[str | None, str | None], ...] = ()
         if j >= n:
             if not eof:
                 return i  # the file list (or the next commit) is in the next chunk
         elif with_files and blobs and t[j][:2] == "\n:":
-            raw = _raw_files(t, j, eof)
+            raw = _raw_files(t, j, eof, shared)
             if raw is None:
                 return i  # the file list (or the next commit) is in the next chunk
-            files, j = raw
+            files, ids, j = raw
         elif with_files and t[j][:1] == "\n":
             found: list[FileChange] = []
             status = t[j][1:]  # the first status carries the "\n" that ends the header
@@ -378,6 +379,7 @@ def _parse_tokens(
                 "message": message,
                 "trailers": _split_trailers(text(raw_trailers), message) if raw_trailers else (),
                 "files": files,
+                "blobs": ids,
             }
         )
         i = j
@@ -387,27 +389,29 @@ def _parse_tokens(
 _NO_BLOB = frozenset({"0" * 40, "0" * 64})
 
 
-def _raw_files(t: list[str], j: int, eof: bool) -> tuple[tuple[FileChange, ...], int] | None:
+def _raw_files(
+    t: list[str], j: int, eof: bool, shared: _Shared
+) -> tuple[tuple[FileChange, ...], tuple[tuple[str | None, str | None], ...], int] | None:
     """The ``--raw`` entries from token ``j`` (``:mode mode old new STATUS``, then one path
-    or two for renames and copies), and the token after them; None if they may continue
-    in the next chunk."""
+    or two for renames and copies): the changes, their (new, old) blob ids, and the token
+    after them; None if they may continue in the next chunk."""
     n = len(t)
     found: list[FileChange] = []
+    ids: list[tuple[str | None, str | None]] = []
     entry = t[j][1:]  # the first entry carries the "\n" that ends the header
     while True:
         _, _, old, new, status = entry.split(" ", 4)
         code = status[:1]
-        before = None if old in _NO_BLOB else old
-        after = None if new in _NO_BLOB else new
+        ids.append((None if new in _NO_BLOB else new, None if old in _NO_BLOB else old))
         if code == "R" or code == "C":
             if j + 2 >= n:
                 return None
-            found.append(FileChange(code, t[j + 2], t[j + 1], after, before))
+            found.append(shared.move(code, t[j + 2], t[j + 1]))
             j += 3
         else:
             if j + 1 >= n:
                 return None
-            found.append(FileChange(code, t[j + 1], None, after, before))
+            found.append(shared.change(code, t[j + 1]))
             j += 2
         if j >= n:
             if not eof:
@@ -416,7 +420,7 @@ def _raw_files(t: list[str], j: int, eof: bool) -> tuple[tuple[FileChange, ...],
         entry = t[j]
         if entry[:1] != ":":  # the next commit's hash
             break
-    return tuple(found), j
+    return tuple(found), tuple(ids), j
 
 
 def _split_trailers(raw: str, message: str) -> tuple[tuple[str, str], ...]:

@@ -157,10 +157,6 @@ class FileChange:
     status: str  # "A", "M", "D", "T", "R" (rename), "C" (copy)
     path: str  # the path after the change (the new name for renames)
     old_path: str | None = None  # for renames and copies
-    # Object ids before and after (None when not asked for, or no such side: an added
-    # file has no old blob, a deleted one no new blob). Not part of the change's identity.
-    blob: str | None = field(default=None, compare=False, repr=False)
-    old_blob: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -177,6 +173,9 @@ class Commit:
     message: str  # the whole raw message
     trailers: tuple[tuple[str, str], ...] = ()
     files: tuple[FileChange, ...] = ()
+    # (new blob, old blob) of each of ``files``, when the reader was asked for them; None
+    # where a side does not exist (an added file has no old blob, a deleted one no new).
+    blobs: tuple[tuple[str | None, str | None], ...] = ()
 
     @property
     def subject(self) -> str:

@@ -149,11 +149,14 @@ class TestDetectors:
         parent = v.commit.parents[0] if v.commit.parents else None
         base = self.trees.get(parent, parent) if parent else None
         tree = v.commit.tree
+        # the blob ids of each file, when the audit read the history with them
+        ids = dict(zip(v.commit.files, v.commit.blobs, strict=True)) if v.commit.blobs else {}
         for f in v.tests:
             if f.status == "D" or self._language_of(f.path) is None:
                 continue
-            if f.blob is not None:  # the audit read the history with blob ids
-                self.changes.append(_Change(v.sha, f.blob, f.old_blob, f.path))
+            new, old = ids.get(f) or (None, None)
+            if new is not None:
+                self.changes.append(_Change(v.sha, new, old, f.path))
             else:
                 self.changes.append(_Change(v.sha, f"{tree}:{f.path}", _old(f, base), f.path))
 
