@@ -124,28 +124,71 @@ def read_history(
 
     Merge commits come with all their parents and no files. ``find_copies`` adds git's
     ``-C`` copy detection (costs more). ``blobs``: each commit also carries the blob ids
-    of its files (``git log --raw``; the same cost in git, a little more to read). Raises ``UsageError`` for a bad revision or range
-    and for a repository without commits, ``GitError`` if git fails otherwise.
+    of its files (``git log --raw``; the same cost in git, a little more to read).
+    Raises ``UsageError`` for a bad revision or range and for a repository without
+    commits, ``GitError`` if git fails otherwise.
     """
     args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse, blobs)
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(
-            ["git", *args],
-            cwd=repo.root,
-            env=clean_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,  # a file, not a pipe: git's warnings can never block it
-        )
+        yield from _read(repo, revs, _spawn(repo, args, err), err, with_files, blobs)
+
+
+@contextlib.contextmanager
+def open_history(
+    repo: Repo,
+    revs: Sequence[str] = ("HEAD",),
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    author: str | None = None,
+    paths: Sequence[str] = (),
+    reverse: bool = False,
+    blobs: bool = False,
+) -> Generator[Iterator[Commit], None, None]:
+    """``read_history`` with git started on entry, not on the first read: whatever the
+    caller prepares before reading overlaps with git's walk (which, for ``reverse``, ends
+    before the first commit comes out). Leaving the block stops git."""
+    args = _log_args(revs, since, until, author, paths, True, False, reverse, blobs)
+    with tempfile.TemporaryFile() as err:
+        proc = _spawn(repo, args, err)
+        reader = _read(repo, revs, proc, err, True, blobs)
         try:
-            assert proc.stdout is not None
-            _grow_pipe(proc.stdout)
-            yield from _parse_stream(proc.stdout, with_files, blobs)
-            code = proc.wait()
+            yield reader
         finally:
-            _stop(proc)
-        if code != 0:
-            raise _log_error(repo, code, _read_err(err), revs)
+            reader.close()
+            _stop(proc)  # also when the reader never started
+
+
+def _spawn(repo: Repo, args: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        ["git", *args],
+        cwd=repo.root,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=err,  # a file, not a pipe: git's warnings can never block it
+    )
+    assert proc.stdout is not None
+    _grow_pipe(proc.stdout)
+    return proc
+
+
+def _read(
+    repo: Repo,
+    revs: Sequence[str],
+    proc: subprocess.Popen[bytes],
+    err: IO[bytes],
+    with_files: bool,
+    blobs: bool,
+) -> Generator[Commit, None, None]:
+    try:
+        assert proc.stdout is not None
+        yield from _parse_stream(proc.stdout, with_files, blobs)
+        code = proc.wait()
+    finally:
+        _stop(proc)
+    if code != 0:
+        raise _log_error(repo, code, _read_err(err), revs)
 
 
 def _grow_pipe(stream: IO[bytes]) -> None:

@@ -50,7 +50,7 @@ def run_audit(
     from tddgit.audit.rules import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.evidence import NOTES_REF, read_all_notes
-    from tddgit.history import history_notes, read_history
+    from tddgit.history import history_notes, open_history
     from tddgit.paths import Classifier
 
     rng = AuditRange(
@@ -61,21 +61,12 @@ def run_audit(
         options.paths,
         shallow=repo.is_shallow(),
     )
-    notes = list(history_notes(repo))
     if repo.head() is None and options.revs == ("HEAD",):
-        notes.append("the repository has no commits yet")
+        notes = [*history_notes(repo), "the repository has no commits yet"]
         return _report(rng, [], [], [], [], notes, __version__)
-    with BlobReader(repo) as blobs:
-        evidence = read_all_notes(repo, blobs)  # the same cat-file serves notes and files
-        if not evidence:
-            notes.append(
-                f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch "
-                f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
-            )
-        auditor = Auditor(
-            Classifier.from_config(config), evidence, blobs, follow_last=bool(options.paths)
-        )
-        commits = read_history(
+    # git starts first: what follows until the first read overlaps with its walk.
+    with (
+        open_history(
             repo,
             options.revs,
             since=options.since,
@@ -84,6 +75,18 @@ def run_audit(
             paths=options.paths,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
+        ) as commits,
+        BlobReader(repo) as blobs,
+    ):
+        notes = list(history_notes(repo))
+        evidence = read_all_notes(repo, blobs)  # the same cat-file serves notes and files
+        if not evidence:
+            notes.append(
+                f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch "
+                f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
+            )
+        auditor = Auditor(
+            Classifier.from_config(config), evidence, blobs, follow_last=bool(options.paths)
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at

@@ -99,11 +99,15 @@ def _ranges(value: Any) -> list[tuple[int, int]]:
 
 def check_test_detectors(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     """Notes the test files the commit changes; judged at the end (``resolve``)."""
+    if v.commit.blobs and not v.tests:
+        return _NONE  # the history carries blob ids: no tree to remember either
     work = stubs.later(_KEY, _make_work)
     assert isinstance(work, TestDetectors)
-    # Trees name versions more cheaply than commits (git skips reading the commit), and a
-    # parent's tree is only known if it was seen: remember every one.
-    work.trees[v.sha] = v.commit.tree
+    if not v.commit.blobs:
+        # Without blob ids, versions are named <tree>:<path>; trees name them more cheaply
+        # than commits (git skips reading the commit), and a parent's tree is only known
+        # if it was seen: remember every one.
+        work.trees[v.sha] = v.commit.tree
     if v.tests:
         work.observe(v)
     return _NONE
