@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from tddgit.paths import Classifier
 
 _NO_TESTS: frozenset[str] = frozenset()
-_SHA = attrgetter("sha")
 _COMMIT = attrgetter("commit")
 
 
@@ -57,7 +56,8 @@ class Auditor:
         self._follow_last = follow_last
         self._last = ROOT
         self.records: list[CommitRecord] = []
-        self._index: dict[str, int] = {}  # sha -> position in records, filled when asked
+        self._index: dict[str, int] = {}  # sha -> position in records
+        self._in_order = True  # findings are in history order
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
         self._cycles: list[CycleBuilder] = []
@@ -121,6 +121,10 @@ class Auditor:
         kind = _kind_of(kinds, tests, prods)
         self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
         self._set_state(c.sha, after)
+        settled = stubs.due()
+        if settled:
+            found.extend(settled)
+            self._in_order = False
 
     def _step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
         phase, red, red_tests, cycle = self._transition(c, view)
@@ -286,6 +290,7 @@ class Auditor:
         note: Evidence | EvidenceError | None,
         cycle: int | None = None,
     ) -> None:
+        self._index[c.sha] = len(self.records)
         self.records.append(
             CommitRecord.fast(
                 {
@@ -309,20 +314,16 @@ class Auditor:
         )
 
     def positions(self) -> dict[str, int]:
-        """sha -> position in ``records``, brought up to date (reverts and the end need it;
-        an index kept per commit would cost every commit of the history)."""
-        index, records = self._index, self.records
-        done = len(index)
-        if done < len(records):
-            index.update(zip(map(_SHA, records[done:]), range(done, len(records)), strict=True))
-        return index
+        """sha -> position in ``records`` (kept as the pass goes: while a record is being
+        made its data is at hand, after the pass a lookup per record costs a cache miss)."""
+        return self._index
 
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
-        found = self.findings  # in history order already: made commit by commit
+        found = self.findings  # in history order, but for stub batches settled on the way
         later = self._stubs.resolve()
-        if later:
+        if later or not self._in_order:
             found = found + later
             order = self.positions()
             keys = [order.get(sha, -1) for sha in map(_COMMIT, found)]

@@ -175,6 +175,9 @@ class Deferred(Protocol):
     def resolve(self) -> list[Finding]: ...
 
 
+STUB_BATCH = 256  # stub candidates judged together (one pipelined read of their blobs)
+
+
 class StubJudge:
     """Does a change add real production code, or only stubs? (Python files, by AST.)
 
@@ -189,6 +192,11 @@ class StubJudge:
 
     def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
         self._pending.append((commit, changes, where))
+
+    def due(self) -> list[Finding]:
+        """The findings of the deferred stub candidates once a batch has gathered (the
+        pass calls this after each commit: the reading overlaps with git's stream)."""
+        return self._resolve_stubs() if len(self._pending) >= STUB_BATCH else []
 
     def later(self, key: str, make: Callable[[BlobReader], Deferred]) -> Deferred:
         """This audit's instance of another check's deferred work (made on first use)."""

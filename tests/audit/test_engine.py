@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tddgit.audit import rules
 from tests.audit.helpers import Steps, audit, by_subject, note, phases, rules_fired, when
 
 TEST_CALC = "from calc import total\n\n\ndef test_empty():\n    assert total([]) == 0\n"
@@ -284,6 +285,28 @@ def test_rules_on_steps(repo):
         "green changes the red's test file tests/test_b.py"
     )
     assert report.findings[-1].files == ("tests/test_behaviour.py", "src/engine.py")
+
+
+def test_stub_candidates_judged_during_the_pass_keep_history_order(repo, monkeypatch):
+    """Stub candidates are judged in batches as the pass goes (``StubJudge.due``): a batch
+    settled after a later commit's finding still lands in history order."""
+    s = Steps(repo)
+    s.commit("red: a", {"tests/test_a.py": "def test_a():\n    assert a()\n"})
+    s.commit("green: a", {"a.py": "def a():\n    return 1\n"})
+    s.commit("add b", {"b.py": "def b():\n    return 2\n"})  # judged by its stubs
+    s.commit("edit a", {"a.py": "def a():\n    return 2 - 1\n"})  # at once: a change
+    s.commit("stub c", {"c.py": "def c():\n    raise NotImplementedError\n"})
+    s.commit("add d", {"d.py": "def d():\n    return 4\n"})
+    at_the_end = audit(repo)
+    monkeypatch.setattr(rules, "STUB_BATCH", 2)  # "add b" is settled after "edit a"
+    settled = audit(repo)
+    assert rules_fired(at_the_end) == [
+        ("pre-test-code", "add b"),
+        ("pre-test-code", "edit a"),
+        ("pre-test-code", "add d"),
+    ]
+    assert settled.findings == at_the_end.findings
+    assert settled.metrics == at_the_end.metrics
 
 
 def test_odd_files_renames_deletions_and_empty_messages(repo):
