@@ -297,6 +297,7 @@ def test_stub_candidates_judged_during_the_pass_keep_history_order(repo, monkeyp
     s.commit("edit a", {"a.py": "def a():\n    return 2 - 1\n"})  # at once: a change
     s.commit("stub c", {"c.py": "def c():\n    raise NotImplementedError\n"})
     s.commit("add d", {"d.py": "def d():\n    return 4\n"})
+    s.commit("stub e", {"e.py": "def e():\n    ...\n"})  # a batch of two: none left over
     at_the_end = audit(repo)
     monkeypatch.setattr(rules, "STUB_BATCH", 2)  # "add b" is settled after "edit a"
     settled = audit(repo)
