@@ -272,7 +272,15 @@ class _RecordOf:
         i = self.positions.get(sha)
         return None if i is None else self.records[i]
 
-    def email(self, sha: str) -> str:
+    def emails(self, findings: Sequence[Finding]) -> Iterable[str]:
+        """The author e-mail of each finding's commit ("" for one outside the audit)."""
+        try:  # all in C: the usual case, every commit is in the audit
+            at = list(map(self.positions.__getitem__, map(_COMMIT, findings)))
+            return map(_EMAIL, map(self.records.__getitem__, at))
+        except KeyError:
+            return [self._email(f.commit) for f in findings]
+
+    def _email(self, sha: str) -> str:
         i = self.positions.get(sha)
         return "" if i is None else self.records[i].author_email
 
@@ -304,8 +312,8 @@ def _split_parts(
         parts[email].episode_kinds[kind] = n
     for email, d in zip(map(_EMAIL, episodes), map(_DURATION, episodes), strict=True):
         parts[email].durations.append(d)
-    whose = map(record_of.email, map(_COMMIT, findings))
-    for (email, rule), n in Counter(zip(whose, map(_RULE, findings), strict=True)).items():
+    by_rule = Counter(zip(record_of.emails(findings), map(_RULE, findings), strict=True))
+    for (email, rule), n in by_rule.items():
         parts[email].rules[rule] += n
     return parts
 

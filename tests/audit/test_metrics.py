@@ -43,3 +43,22 @@ def test_conformance_formula():
     assert conformance(recs, found, []) == 75.0
     assert conformance([_rec("x", kind="other")], [], eps) is None
     assert conformance([_rec("y", attempt="undone")], [], []) is None
+
+
+def test_compute_counts_findings_per_author_even_outside_the_audit():
+    from tddgit.audit.metrics import compute
+
+    recs = [_rec("a"), _rec("b")]
+    found = [
+        Finding("pre-test-code", "warning", "a", "m"),
+        Finding("evidence-contradiction", "error", "zz", "m"),  # a commit outside the audit
+    ]
+    with_positions = compute(recs, found, [], [], {"a": 0, "b": 1})
+    assert with_positions == compute(recs, found, [], [])
+    assert with_positions["findings"] == {"evidence-contradiction": 1, "pre-test-code": 1}
+    assert with_positions["authors"][0]["findings"] == {
+        "evidence-contradiction": 1,
+        "pre-test-code": 1,
+    }
+    only_known = compute(recs, found[:1], [], [], {"a": 0, "b": 1})
+    assert only_known["authors"][0]["findings"] == {"pre-test-code": 1}
