@@ -294,10 +294,6 @@ def _text(s: str) -> str:
     return s
 
 
-def _same(s: str) -> str:
-    return s
-
-
 class _Shared:
     """Values that repeat across a history, made once and shared by every commit.
 
@@ -329,9 +325,6 @@ class _Shared:
             fc = self.moves[key] = FileChange(code, path, old)
         return fc
 
-    def name(self, s: str) -> str:
-        return self.names.setdefault(s, s)
-
 
 _new = object.__new__
 _set = object.__setattr__
@@ -359,10 +352,11 @@ def _parse_tokens(
     then more file entries of it may still arrive. One flat loop, because this runs once
     per commit and per file of the whole history.
     """
-    text = _same if clean else _text
+    text = None if clean else _text  # a clean chunk's fields are used as they are
     if shared is None:
         shared = _Shared()
-    change, move, name = shared.change, shared.move, shared.name
+    change, move = shared.change, shared.move
+    intern = shared.names.setdefault  # one string per author name and e-mail
     n = len(t)
     i = 0
     while i + _HEADER_FIELDS <= n:
@@ -408,19 +402,22 @@ def _parse_tokens(
                 f"could not read git log output (expected a commit id, got {sha[:20]!r})"
             )
         parents = t[i + 1]
-        message = text(t[i + 8])
-        raw_trailers = t[i + 7]
+        if text is None:
+            author, email, message, raw_trailers = t[i + 3], t[i + 4], t[i + 8], t[i + 7]
+        else:
+            author, email, message = text(t[i + 3]), text(t[i + 4]), text(t[i + 8])
+            raw_trailers = text(t[i + 7])
         yield _commit(
             {
                 "sha": sha,
                 "parents": tuple(parents.split(" ")) if parents else (),
                 "tree": t[i + 2],
-                "author_name": name(text(t[i + 3])),
-                "author_email": name(text(t[i + 4])),
+                "author_name": intern(author, author),
+                "author_email": intern(email, email),
                 "author_time": int(t[i + 5]),
                 "committer_time": int(t[i + 6]),
                 "message": message,
-                "trailers": _split_trailers(text(raw_trailers), message) if raw_trailers else (),
+                "trailers": _split_trailers(raw_trailers, message) if raw_trailers else (),
                 "files": files,
                 "blobs": ids,
             }

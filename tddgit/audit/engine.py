@@ -46,6 +46,7 @@ class Auditor:
         self._kinds: dict[str, str] = {}
         self._notes = notes
         self._blobs = blobs
+        self._read_text = blobs.text
         self._stubs = StubJudge(blobs)
         self._checks = active_checks()
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
@@ -78,8 +79,15 @@ class Auditor:
         files = c.files
         tests: tuple[FileChange, ...] = ()
         prods: tuple[FileChange, ...] = ()
-        if files:
-            known = self._kinds
+        known = self._kinds
+        if len(files) == 1:  # most commits
+            only = known.get(files[0].path) or self._kind(files[0].path)
+            kinds: tuple[str, ...] = (only,)
+            if only == "test":
+                tests = files
+            elif only == "production":
+                prods = files
+        elif files:
             kinds = tuple([known.get(f.path) or self._kind(f.path) for f in files])
             if "test" in kinds:
                 tests = tuple([f for f, k in zip(files, kinds, strict=True) if k == "test"])
@@ -95,7 +103,7 @@ class Auditor:
         found = self.findings
         after_fact: list[Finding] = []
         if tests or prods:
-            after_fact = self._tests_after.observe(view, index, self._blobs.text)
+            after_fact = self._tests_after.observe(view, index, self._read_text)
         if after_fact:
             found.extend(after_fact)
             if source == "files" and phase == "red":
@@ -120,10 +128,10 @@ class Auditor:
         cycle = None if phase is None else self._cycle_of(c.sha, phase, before, after)
         kind = _kind_of(kinds, tests, prods)
         self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
-        self._set_state(c.sha, after)
-        settled = stubs.due()
-        if settled:
-            found.extend(settled)
+        self._states[c.sha] = self._last = after
+        if stubs.settled:  # a batch of stub candidates was judged during this commit
+            found.extend(stubs.settled)
+            stubs.settled.clear()
             self._in_order = False
 
     def _step(self, c: Commit, view: CommitView, after_fact: bool) -> State:

@@ -188,15 +188,16 @@ class StubJudge:
     def __init__(self, blobs: BlobReader) -> None:
         self.blobs = blobs
         self._pending: list[tuple[Commit, tuple[FileChange, ...], str]] = []
+        self.settled: list[Finding] = []  # findings of batches judged during the pass
         self._later: dict[str, Deferred] = {}
 
     def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
+        """Judge ``changes`` later: with a batch of others, during the pass (their blob
+        reads then overlap with git's stream; the findings wait in ``settled`` for the
+        pass to take them), or at the end (``resolve``)."""
         self._pending.append((commit, changes, where))
-
-    def due(self) -> list[Finding]:
-        """The findings of the deferred stub candidates once a batch has gathered (the
-        pass calls this after each commit: the reading overlaps with git's stream)."""
-        return self._resolve_stubs() if len(self._pending) >= STUB_BATCH else []
+        if len(self._pending) >= STUB_BATCH:
+            self.settled += self._resolve_stubs()
 
     def later(self, key: str, make: Callable[[BlobReader], Deferred]) -> Deferred:
         """This audit's instance of another check's deferred work (made on first use)."""
@@ -206,8 +207,10 @@ class StubJudge:
         return found
 
     def resolve(self) -> list[Finding]:
-        """The findings of all deferred work: stubs first, then the other checks'."""
-        out = self._resolve_stubs()
+        """The findings of all deferred work not yet taken: stubs first, then the other
+        checks'."""
+        out = self.settled + self._resolve_stubs()
+        self.settled = []
         for work in self._later.values():
             out += work.resolve()
         self._later.clear()
