@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tddgit.audit.model import PHASES, CommitRecord, Cycle, Episode, EvidenceSummary, Finding
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from tddgit.paths import Classifier
 
 _NO_TESTS: frozenset[str] = frozenset()
-_COMMIT = attrgetter("commit")
 
 
 class Auditor:
@@ -59,6 +57,7 @@ class Auditor:
         self.records: list[CommitRecord] = []
         self._index: dict[str, int] = {}  # sha -> position in records
         self._in_order = True  # findings are in history order
+        self._found_at: list[int] = []  # the position of each finding's commit
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
         self._cycles: list[CycleBuilder] = []
@@ -106,6 +105,7 @@ class Auditor:
             after_fact = self._tests_after.observe(view, index, self._read_text)
         if after_fact:
             found.extend(after_fact)
+            self._found_at += [index] * len(after_fact)
             if source == "files" and phase == "red":
                 # a test written for code that already exists is not a red step
                 phase, source, rule = None, "none", None
@@ -119,6 +119,7 @@ class Auditor:
             hits = check(view, stubs)
             if hits:
                 found.extend(hits)
+                self._found_at += [index] * len(hits)
         if attempt is None or attempt == "tcr-pass":
             after = self._step(c, view, bool(after_fact))
         elif attempt == "revert":
@@ -130,7 +131,9 @@ class Auditor:
         self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
         self._states[c.sha] = self._last = after
         if stubs.settled:  # a batch of stub candidates was judged during this commit
+            at = self._index
             found.extend(stubs.settled)
+            self._found_at += [at.get(f.commit, -1) for f in stubs.settled]
             stubs.settled.clear()
             self._in_order = False
 
@@ -333,8 +336,8 @@ class Auditor:
         later = self._stubs.resolve()
         if later or not self._in_order:
             found = found + later
-            order = self.positions()
-            keys = [order.get(sha, -1) for sha in map(_COMMIT, found)]
+            at = self._index
+            keys = self._found_at + [at.get(f.commit, -1) for f in later]
             found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found
