@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from tddgit.audit.blobcache import BlobCache, Hit
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 _NONE: tuple[Finding, ...] = ()
 _KEY = "test-detectors"
+_PATH = itemgetter(1)
 _MAX_YAGNI = 50  # findings shown per note: a note is untrusted input
 _MAX_TEXT = 300
 
@@ -192,6 +194,10 @@ class TestDetectors:
         return out
 
     def _analyse(self, todo: list[tuple[str, str]]) -> None:
+        # By path, so that the versions of one file go to the same process: most of a
+        # version's tests are unchanged from the one before, and a process judges each
+        # test's text once (``blobscan``). Split in history order, half its work was new.
+        todo = sorted(todo, key=_PATH)
         for (blob, _), hits in zip(todo, in_two(todo, self._hits, self.blobs), strict=True):
             self.cache.put(blob, hits)
 
