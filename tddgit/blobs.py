@@ -6,10 +6,8 @@ subprocess per blob). Objects are named ``<commit>:<path>`` or by id; a path wit
 newline cannot be named on that protocol and reads as None, as does a missing or
 oversized object.
 
-With git >= 2.36 the process is ``git cat-file --batch-command``, which answers both
-``info`` (id, type and size only) and ``contents`` requests: the detector rules ask for
-the blob ids of many test files and read only the blobs their cache does not know.
-Older git gets ``--batch``, where an ``info`` request reads (and drops) the contents.
+With git >= 2.36 the process is ``git cat-file --batch-command`` (``contents``
+requests), otherwise ``--batch``; both answer the same way.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ _NULL = "0" * 40  # larger files are never stubs, and imports sit at the top any
 class BlobReader:
     """Reads blobs through one ``git cat-file``, started on first use.
 
-    ``reads`` counts the blobs whose contents were read, ``infos`` the id lookups.
+    ``reads`` counts the blobs whose contents were read.
     """
 
     def __init__(self, repo: Repo) -> None:
@@ -36,7 +34,6 @@ class BlobReader:
         self._proc: subprocess.Popen[bytes] | None = None
         self._commands = False  # --batch-command (prefixed requests) or --batch
         self.reads = 0
-        self.infos = 0
 
     @property
     def repo(self) -> Repo:
@@ -77,24 +74,6 @@ class BlobReader:
             name = _NULL
         line = f"{command} {name}\n" if self._commands else f"{name}\n"
         return line.encode("utf-8", "surrogateescape")
-
-    def info_many(self, names: Sequence[str]) -> list[str | None]:
-        """The object id of each name (``<commit>:<path>`` or an id), None when missing."""
-        proc = self._start()
-        assert proc.stdout is not None
-        command = "info" if self._commands else "contents"
-        out: list[str | None] = []
-        for count in self._batches(proc, [self._ask(command, n) for n in names]):
-            for _ in range(count):
-                self.infos += 1
-                header = proc.stdout.readline().split()
-                if not _found(header):
-                    out.append(None)
-                    continue
-                if not self._commands:
-                    _skip(proc, int(header[2]))
-                out.append(header[0].decode("ascii") if header[1] == b"blob" else None)
-        return out
 
     def contents_many(self, ids: Sequence[str], limit: int = MAX_BLOB) -> list[bytes | None]:
         """The contents of blobs named by id (None: missing, not a blob, or larger than

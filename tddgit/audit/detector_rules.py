@@ -10,12 +10,13 @@ commit's version of the file and was not over (or did not exist) in its first pa
 A test that stays over is not reported again; one that drops below and crosses again is.
 They run only in audits with detectors on (``tddgit audit --detectors``).
 
-Cost (PRODUCT.md §11). During the pass the check only notes the test files a commit
-changes; at the end all their blob ids (and those of the parent's versions) are asked
-for in one pipelined batch, and only blobs never analysed before are read, through the
-audit's one ``git cat-file`` process. Each blob is analysed once and the result kept by
-blob id in ``<git common dir>/tddgit/`` (``tddgit.audit.blobcache``), so a second audit
-reads almost nothing. Analysing a blob is itself screened (``hits_in``): test functions
+Cost (PRODUCT.md §11). With detectors on, the audit reads the history with each file's
+blob ids (``git log --raw``), so during the pass the check only notes the versions of the
+test files a commit changes (its own and its parent's blob); at the end only blobs never
+analysed before are read, through the audit's ``git cat-file`` processes, in two halves
+split by path. Each blob is analysed once and the result kept by blob id in
+``<git common dir>/tddgit/`` (``tddgit.audit.blobcache``), so a second audit reads almost
+nothing. Analysing a blob is itself screened (``tddgit.audit.blobscan``): test functions
 whose text cannot reach a threshold are left out of the parse.
 Conftest fixtures are not followed in the audit (``tddgit detect`` follows them).
 """
@@ -39,7 +40,6 @@ from tddgit.audit.rules import (
     finding,
     register_check,
 )
-from tddgit.model import FileChange
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader
@@ -100,23 +100,13 @@ def _ranges(value: Any) -> list[tuple[int, int]]:
 
 
 def check_test_detectors(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
-    """Notes the test files the commit changes; judged at the end (``resolve``)."""
-    if v.commit.blobs and not v.tests:
-        return _NONE  # the history carries blob ids: no tree to remember either
-    work = stubs.later(_KEY, _make_work)
-    assert isinstance(work, TestDetectors)
-    if not v.commit.blobs:
-        # Without blob ids, versions are named <tree>:<path>; trees name them more cheaply
-        # than commits (git skips reading the commit), and a parent's tree is only known
-        # if it was seen: remember every one.
-        work.trees[v.sha] = v.commit.tree
+    """Notes the test files the commit changes; judged at the end (``resolve``). The
+    audit reads the history with blob ids when detectors are on (``Commit.blobs``)."""
     if v.tests:
+        work = stubs.later(_KEY, _make_work)
+        assert isinstance(work, TestDetectors)
         work.observe(v)
     return _NONE
-
-
-def _infos(names: Sequence[str], blobs: BlobReader) -> list[str | None]:
-    return blobs.info_many(names)
 
 
 def _make_work(blobs: BlobReader) -> TestDetectors:
@@ -126,10 +116,8 @@ def _make_work(blobs: BlobReader) -> TestDetectors:
 @dataclass(frozen=True)
 class _Change:
     sha: str
-    # A blob id when the history carried them (``git log --raw``); else a name to look up:
-    # <tree>:<path>, and <parent's tree or the parent>:<old path>. None: an added file.
-    new: str
-    old: str | None
+    new: str  # the blob id of the test file's version
+    old: str | None  # the blob id of the version before (None: an added file)
     path: str
 
 
@@ -149,48 +137,37 @@ class TestDetectors:
         directory = blobs.repo.tddgit_dir if settings.use_cache else None
         self.cache = BlobCache(directory, key)
         self.changes: list[_Change] = []
-        self.trees: dict[str, str] = {}  # commit -> its tree, for every commit seen
 
     def observe(self, v: CommitView) -> None:
-        parent = v.commit.parents[0] if v.commit.parents else None
-        base = self.trees.get(parent, parent) if parent else None
-        tree = v.commit.tree
-        # the blob ids of each file, when the audit read the history with them
-        ids = dict(zip(v.commit.files, v.commit.blobs, strict=True)) if v.commit.blobs else {}
+        ids = dict(zip(v.commit.files, v.commit.blobs, strict=False))
         for f in v.tests:
             if f.status == "D" or self._language_of(f.path) is None:
                 continue
             new, old = ids.get(f) or (None, None)
-            if new is not None:
+            if new is not None:  # always, in a history read with blob ids
                 self.changes.append(_Change(v.sha, new, old, f.path))
-            else:
-                self.changes.append(_Change(v.sha, f"{tree}:{f.path}", _old(f, base), f.path))
 
     def resolve(self) -> list[Finding]:
         if not self.changes:
             return []
         self.cache.load()
-        names = [c.new for c in self.changes] + [c.old for c in self.changes if c.old]
-        ids: dict[str, str | None] = {n: n for n in names if ":" not in n}  # blob ids
-        names = [n for n in names if ":" in n]
-        ids.update(zip(names, in_two(names, _infos, self.blobs), strict=True))
+        changes = self.changes
         paths: dict[str, str] = {}
-        for c in self.changes:
-            for name in (c.new, c.old):
-                blob = ids.get(name) if name else None
-                if blob and blob not in paths:
-                    paths[blob] = c.path
-        self._analyse([(b, p) for b, p in paths.items() if self.cache.get(b) is None])
-        self.cache.save()
-        self.trees.clear()
+        for c in changes:
+            if c.new and c.new not in paths:
+                paths[c.new] = c.path
+            if c.old and c.old not in paths:
+                paths[c.old] = c.path
+        cache = self.cache
+        self._analyse([(b, p) for b, p in paths.items() if cache.get(b) is None])
+        cache.save()
         forget()
         out = []
-        for c in self.changes:
-            new = ids[c.new]
-            old = ids.get(c.old) if c.old else None
-            if new is not None:
-                was = self.cache.get(old) if old else None
-                out += self._crossings(c, self.cache.get(new) or (), was or ())
+        for c in changes:
+            hits = cache.get(c.new) if c.new else None
+            if hits:  # most versions have no test over a threshold
+                was = cache.get(c.old) if c.old else None
+                out += self._crossings(c, hits, was or ())
         return out
 
     def _analyse(self, todo: list[tuple[str, str]]) -> None:
@@ -236,12 +213,6 @@ class TestDetectors:
             files=(c.path,),
             data={"test": test_id, "file": c.path, "count": count, "threshold": threshold},
         )
-
-
-def _old(f: FileChange, parent: str | None) -> str | None:
-    if parent is None or f.status not in ("M", "T", "R", "C"):
-        return None
-    return f"{parent}:{f.old_path or f.path}"
 
 
 register_check(check_yagni, evidence=True)
