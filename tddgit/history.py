@@ -128,9 +128,19 @@ def read_history(
     Raises ``UsageError`` for a bad revision or range and for a repository without
     commits, ``GitError`` if git fails otherwise.
     """
-    args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse, blobs)
-    with tempfile.TemporaryFile() as err:
-        yield from _read(repo, revs, _spawn(repo, args, err), err, with_files, blobs)
+    with open_history(
+        repo,
+        revs,
+        since=since,
+        until=until,
+        author=author,
+        paths=paths,
+        with_files=with_files,
+        find_copies=find_copies,
+        reverse=reverse,
+        blobs=blobs,
+    ) as commits:
+        yield from commits
 
 
 @contextlib.contextmanager
@@ -142,16 +152,18 @@ def open_history(
     until: str | None = None,
     author: str | None = None,
     paths: Sequence[str] = (),
+    with_files: bool = True,
+    find_copies: bool = False,
     reverse: bool = False,
     blobs: bool = False,
 ) -> Generator[Iterator[Commit], None, None]:
     """``read_history`` with git started on entry, not on the first read: whatever the
     caller prepares before reading overlaps with git's walk (which, for ``reverse``, ends
     before the first commit comes out). Leaving the block stops git."""
-    args = _log_args(revs, since, until, author, paths, True, False, reverse, blobs)
+    args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse, blobs)
     with tempfile.TemporaryFile() as err:
         proc = _spawn(repo, args, err)
-        reader = _read(repo, revs, proc, err, True, blobs)
+        reader = _read(repo, revs, proc, err, with_files, blobs)
         try:
             yield reader
         finally:
