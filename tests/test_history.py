@@ -85,10 +85,15 @@ def test_branches_and_merges_in_topological_order(repo: GitRepo) -> None:
     assert reverse == list(reversed(_shas(repo, "--topo-order", "HEAD")))
 
 
-def test_renames_deletions_copies_and_type_changes(repo: GitRepo) -> None:
+def _every_kind_of_change(repo: GitRepo, *, odd: bool = False) -> None:
+    """Commits one to four: adds, a rename and a deletion, a copy (or an add) and a
+    modification, a type change. ``odd``: also a file with a newline in its name, and an
+    empty commit before four."""
     body = "".join(f"line {i}\n" for i in range(40))
     repo.write("src/old.py", body)
     repo.write("gone.txt", "bye\n")
+    if odd:
+        repo.write("odd\nname ü.py", "x\n")
     repo.commit("one")
     repo.git("mv", "src/old.py", "src/new.py")
     repo.git("rm", "-q", "gone.txt")
@@ -98,7 +103,13 @@ def test_renames_deletions_copies_and_type_changes(repo: GitRepo) -> None:
     repo.commit("three")
     os.unlink(repo.root / "src/copy.py")
     os.symlink("new.py", repo.root / "src/copy.py")
+    if odd:
+        repo.git("commit", "-q", "--allow-empty", "-m", "empty")
     repo.commit("four")
+
+
+def test_renames_deletions_copies_and_type_changes(repo: GitRepo) -> None:
+    _every_kind_of_change(repo)
 
     three_to_one = list(read_history(_repo(repo)))
     assert three_to_one[0].files == (FileChange("T", "src/copy.py"),)
@@ -380,21 +391,7 @@ def test_commits_are_built_exactly_as_the_dataclass_builds_them() -> None:
 def test_blob_ids_of_every_change_match_git(repo: GitRepo) -> None:
     """``blobs=True`` (git log --raw): the same commits, and each side's blob id is the one
     git names for that commit's (or its parent's) path, whatever the change or the name."""
-    body = "".join(f"line {i}\n" for i in range(40))
-    repo.write("src/old.py", body)
-    repo.write("gone.txt", "bye\n")
-    repo.write("odd\nname ü.py", "x\n")
-    repo.commit("one")
-    repo.git("mv", "src/old.py", "src/new.py")
-    repo.git("rm", "-q", "gone.txt")
-    repo.commit("two")
-    repo.write("src/copy.py", body)
-    repo.write("src/new.py", body + "more\n")
-    repo.commit("three")
-    os.unlink(repo.root / "src/copy.py")
-    os.symlink("new.py", repo.root / "src/copy.py")
-    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
-    repo.commit("four")
+    _every_kind_of_change(repo, odd=True)
     r = _repo(repo)
 
     plain = list(read_history(r))
