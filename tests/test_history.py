@@ -321,7 +321,8 @@ def _git_children() -> set[int]:
     return found
 
 
-def test_any_chunking_of_the_stream_gives_the_same_commits(repo: GitRepo) -> None:
+@pytest.mark.parametrize("blobs", [False, True], ids=["name-status", "raw"])
+def test_any_chunking_of_the_stream_gives_the_same_commits(repo: GitRepo, blobs: bool) -> None:
     """Cut git's real output at every kind of boundary (mid-field, mid-UTF-8 character)."""
     repo.write("tests/test_ü.py", "1")
     repo.commit("Tést\n\nGSD-Phase: red\n")
@@ -331,17 +332,18 @@ def test_any_chunking_of_the_stream_gives_the_same_commits(repo: GitRepo) -> Non
     repo.git("commit", "-q", "--allow-empty", "-m", "three")
     repo.git("commit", "-q", "--allow-empty", "-m", "empty")
     r = _repo(repo)
-    expected = list(read_history(r))
-    args = _log_args(("HEAD",), None, None, None, (), True, False, False)
+    expected = list(read_history(r, blobs=blobs))
+    args = _log_args(("HEAD",), None, None, None, (), True, False, False, blobs)
     out = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, check=True).stdout
     for size in (1, 2, 3, 7, 64):
         read_fd, write_fd = os.pipe()
         writer = threading.Thread(target=_trickle, args=(write_fd, out, size))
         writer.start()
         with os.fdopen(read_fd, "rb") as stream:
-            got = list(_parse_stream(stream, with_files=True))
+            got = list(_parse_stream(stream, with_files=True, blobs=blobs))
         writer.join()
         assert got == expected, size
+    assert sum(len(c.blobs) for c in expected) == (3 if blobs else 0)
 
 
 def _trickle(fd: int, data: bytes, size: int) -> None:
@@ -414,26 +416,3 @@ def test_blob_ids_of_every_change_match_git(repo: GitRepo) -> None:
 
 def _rev(repo: GitRepo, name: str) -> str:
     return repo.git("rev-parse", "--verify", "--literal-pathspecs", name).strip()
-
-
-def test_any_chunking_of_a_raw_stream_gives_the_same_commits(repo: GitRepo) -> None:
-    repo.write("tests/test_ü.py", "1")
-    repo.commit("Tést\n\nGSD-Phase: red\n")
-    repo.write("src/with space.py", "1")
-    repo.commit("two")
-    repo.git("mv", "src/with space.py", "src/moved.py")
-    repo.git("commit", "-q", "-m", "three")
-    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
-    r = _repo(repo)
-    expected = list(read_history(r, blobs=True))
-    args = _log_args(("HEAD",), None, None, None, (), True, False, False, True)
-    out = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, check=True).stdout
-    for size in (1, 2, 3, 7, 64):
-        read_fd, write_fd = os.pipe()
-        writer = threading.Thread(target=_trickle, args=(write_fd, out, size))
-        writer.start()
-        with os.fdopen(read_fd, "rb") as stream:
-            got = list(_parse_stream(stream, with_files=True, blobs=True))
-        writer.join()
-        assert got == expected, size
-    assert sum(len(c.blobs) for c in expected) == 3
