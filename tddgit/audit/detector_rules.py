@@ -24,9 +24,8 @@ Conftest fixtures are not followed in the audit (``tddgit detect`` follows them)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tddgit.audit.blobcache import BlobCache, Hit
 from tddgit.audit.blobscan import forget, hits_in
@@ -113,8 +112,7 @@ def _make_work(blobs: BlobReader) -> TestDetectors:
     return TestDetectors(blobs, DETECTORS.get() or DetectorSettings())
 
 
-@dataclass(frozen=True)
-class _Change:
+class _Change(NamedTuple):  # one per version of a test file: a tuple is quick to make
     sha: str
     new: str  # the blob id of the test file's version
     old: str | None  # the blob id of the version before (None: an added file)
@@ -137,15 +135,24 @@ class TestDetectors:
         directory = blobs.repo.tddgit_dir if settings.use_cache else None
         self.cache = BlobCache(directory, key)
         self.changes: list[_Change] = []
+        self._languages: dict[str, str | bool | None] = {}  # path -> its language, once
 
     def observe(self, v: CommitView) -> None:
-        ids = dict(zip(v.commit.files, v.commit.blobs, strict=False))
+        c = v.commit
+        if len(c.files) == 1:  # most commits
+            ids = {c.files[0]: c.blobs[0]} if c.blobs else {}
+        else:
+            ids = dict(zip(c.files, c.blobs, strict=False))
+        languages = self._languages
         for f in v.tests:
-            if f.status == "D" or self._language_of(f.path) is None:
+            language = languages.get(f.path, False)
+            if language is False:
+                language = languages[f.path] = self._language_of(f.path)
+            if f.status == "D" or language is None:
                 continue
             new, old = ids.get(f) or (None, None)
             if new is not None:  # always, in a history read with blob ids
-                self.changes.append(_Change(v.sha, new, old, f.path))
+                self.changes.append(_Change(c.sha, new, old, f.path))
 
     def resolve(self) -> list[Finding]:
         if not self.changes:
