@@ -125,7 +125,14 @@ def run_audit(
     if options.post_checks:
         extra = [f for check in options.post_checks for f in check(report)]
         report = _report(
-            rng, auditor.records, [*findings, *extra], cycles, auditor.episodes, notes, __version__
+            rng,
+            auditor.records,
+            [*findings, *extra],
+            cycles,
+            auditor.episodes,
+            notes,
+            __version__,
+            auditor.positions(),
         )
     return report
 

@@ -56,7 +56,6 @@ class Auditor:
         self._last = ROOT
         self.records: list[CommitRecord] = []
         self._index: dict[str, int] = {}  # sha -> position in records
-        self._in_order = True  # findings are in history order
         self._found_at: list[int] = []  # the position of each finding's commit
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
@@ -73,7 +72,7 @@ class Auditor:
         before = self._before(c)
         if len(c.parents) > 1:
             self._record(c, c.subject, None, "none", None, "merge", (), None, None)
-            self._set_state(c.sha, before)
+            self._states[c.sha] = self._last = before
             return
         files = c.files
         tests: tuple[FileChange, ...] = ()
@@ -135,7 +134,6 @@ class Auditor:
             found.extend(stubs.settled)
             self._found_at += [at.get(f.commit, -1) for f in stubs.settled]
             stubs.settled.clear()
-            self._in_order = False
 
     def _step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
         phase, red, red_tests, cycle = self._transition(c, view)
@@ -156,10 +154,6 @@ class Auditor:
         if state is None:
             return self._last if self._follow_last else ROOT
         return state
-
-    def _set_state(self, sha: str, state: State) -> None:
-        self._states[sha] = state
-        self._last = state
 
     def _kind(self, path: str) -> str:
         kind = self._kinds.get(path)
@@ -332,13 +326,12 @@ class Auditor:
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
-        found = self.findings  # in history order, but for stub batches settled on the way
+        # In history order, but for stub batches settled on the way and deferred work:
+        # sorted by the position of each finding's commit (a stable sort, in C).
         later = self._stubs.resolve()
-        if later or not self._in_order:
-            found = found + later
-            at = self._index
-            keys = self._found_at + [at.get(f.commit, -1) for f in later]
-            found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]
+        found = self.findings + later
+        keys = self._found_at + [self._index.get(f.commit, -1) for f in later]
+        found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found
         cycles = [cb.cycle for cb in self._cycles if not cb.removed]
