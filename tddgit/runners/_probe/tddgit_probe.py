@@ -465,17 +465,22 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[Any, An
         report.tddgit_exc = exc_record(excinfo.value, str(path) if path else None)
 
 
+def _add_failure(rec: dict[str, Any], report: pytest.CollectReport | pytest.TestReport) -> None:
+    """The failure's exception as the probe recorded it, else pytest's text of it."""
+    exc = getattr(report, "tddgit_exc", None)
+    if exc is not None:
+        rec["exc"] = exc
+    else:
+        rec["longrepr"] = _longrepr_text(report)
+
+
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     config = _state["config"]
     if config is None or _is_worker(config):
         return
     rec: dict[str, Any] = {"t": "collect", "id": _tid(report.nodeid), "outcome": report.outcome}
     if report.outcome == "failed":
-        exc = getattr(report, "tddgit_exc", None)
-        if exc is not None:
-            rec["exc"] = exc
-        else:
-            rec["longrepr"] = _longrepr_text(report)
+        _add_failure(rec, report)
     elif report.outcome == "skipped":
         rec["reason"] = _skip_reason(report)
     _emit(rec)
@@ -547,11 +552,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if wasxfail is not None:
         rec["wasxfail"] = str(wasxfail)[:_MAX_MESSAGE]
     if report.outcome == "failed":
-        exc = getattr(report, "tddgit_exc", None)
-        if exc is not None:
-            rec["exc"] = exc
-        else:
-            rec["longrepr"] = _longrepr_text(report)
+        _add_failure(rec, report)
     elif report.outcome == "skipped" and wasxfail is None:
         rec["reason"] = _skip_reason(report)
     _emit(rec)
