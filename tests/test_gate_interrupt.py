@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TDDGIT, GitRepo
+from tests.procs import alive
 from tests.project import snapshot_state, start_project
 
 HANGING_TEST = """\
@@ -22,18 +23,6 @@ def test_hangs():
     time.sleep(60)
     assert False
 """
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie still answers kill(0); look at its state
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -70,7 +59,7 @@ def test_interrupt_mid_run_leaves_everything_as_it_was(
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
-    assert not _alive(test_pid), "the test process outlived the gate"
+    assert not alive(test_pid), "the test process outlived the gate"
     assert snapshot_state(repo) == before
     assert repo.git("rev-list", "--count", "HEAD").strip() == "1"
     assert list(tmpdir.iterdir()) == [], "the snapshot was not removed"

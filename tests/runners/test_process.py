@@ -15,17 +15,9 @@ import pytest
 
 from tddgit.errors import RunnerError
 from tddgit.runners.process import TAIL_BYTES, TERM_GRACE, run_command
+from tests.procs import alive
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting for init counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def gone(pids: list[int], within: float = 2.0) -> bool:

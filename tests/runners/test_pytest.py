@@ -17,6 +17,7 @@ from tddgit.errors import RunnerError
 from tddgit.model import Cause, Light, Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest, get_runner
 from tddgit.runners.pytest import PytestRunner, plan_args, resolve_python
+from tests.procs import alive
 
 
 def make_project(root: Path, files: dict[str, str]) -> Path:
@@ -32,15 +33,6 @@ def run(
 ) -> RunResult:
     request = RunRequest(root=root, tests=tests, timeout=timeout, env=env)
     return PytestRunner(default_config()).run(request)
-
-
-def alive(pid: int) -> bool:
-    """A live process (a zombie waiting for init to reap it counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 # -- one project with (almost) every cause --------------------------------------------------
