@@ -2,7 +2,9 @@
 
 The audit's throughput budget is 1.5x plain ``git log -z --name-status``, so this module
 adds as little as possible on top of git: one subprocess, read in large chunks, split on
-NUL, and turned into ``Commit`` records as the bytes arrive. Memory stays flat because
+NUL, and turned into ``Commit`` records as the bytes arrive. Parents first with the files
+(the audit's read) the stream comes from ``git diff-tree --stdin`` instead, fed the
+order ``git rev-list`` gives (see ``_parents_first``): the same output, less work for git. Memory stays flat because
 nothing is buffered beyond one chunk and the consumer may stop at any time (the
 subprocess is then killed and reaped).
 
@@ -20,6 +22,7 @@ message as a commit message: a ``---`` line is *not* a patch divider there, unli
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import subprocess
 import tempfile
@@ -71,24 +74,45 @@ def _log_args(
     reverse: bool,
     blobs: bool = False,
 ) -> list[str]:
-    args = [
-        "-c",
-        "log.showSignature=false",
-        "log",
-        "-z",
-        "--topo-order",
+    args = ["-c", "log.showSignature=false", "log", "-z", "--topo-order", *_pretty_args()]
+    if with_files:
+        args += [*_files_args(with_files, find_copies, blobs), "--no-diff-merges"]
+    if reverse:
+        args.append("--reverse")
+    return [*args, *_range_args(revs, since, until, author, paths)]
+
+
+def _show_args(with_files: bool, find_copies: bool, blobs: bool) -> list[str]:
+    """``git diff-tree --stdin``: each commit whose id it reads, as ``git log`` shows it."""
+    args = ["diff-tree", "--stdin", "--always", "-r", "-z", *_pretty_args()]
+    return [*args, *_files_args(with_files, find_copies, blobs)]
+
+
+def _pretty_args() -> list[str]:
+    return [
         f"--format={_FORMAT}",
         "--encoding=UTF-8",  # whatever i18n.logOutputEncoding says: we decode UTF-8
         "--no-color",
     ]
-    if with_files:
-        # --root: a root commit lists its files even when log.showRoot is false.
-        what = ["--raw", "--no-abbrev"] if blobs else ["--name-status"]
-        args += [*what, "--root", "--no-diff-merges", "-M"]
-        if find_copies:
-            args.append("-C")
-    if reverse:
-        args.append("--reverse")
+
+
+def _files_args(with_files: bool, find_copies: bool, blobs: bool) -> list[str]:
+    if not with_files:
+        return []
+    # --root: a root commit lists its files even when log.showRoot is false.
+    what = ["--raw", "--no-abbrev"] if blobs else ["--name-status"]
+    return [*what, "--root", "-M", *(["-C"] if find_copies else [])]
+
+
+def _range_args(
+    revs: Sequence[str],
+    since: str | None,
+    until: str | None,
+    author: str | None,
+    paths: Sequence[str],
+) -> list[str]:
+    """The options and arguments that select the commits (``git log`` or ``rev-list``)."""
+    args = []
     if since:
         args.append(f"--since={since}")
     if until:
@@ -159,11 +183,23 @@ def open_history(
 ) -> Generator[Iterator[Commit], None, None]:
     """``read_history`` with git started on entry, not on the first read: whatever the
     caller prepares before reading overlaps with git's walk (which, for ``reverse``, ends
-    before the first commit comes out). Leaving the block stops git."""
-    args = _log_args(revs, since, until, author, paths, with_files, find_copies, reverse, blobs)
-    with tempfile.TemporaryFile() as err:
-        proc = _spawn(repo, args, err)
-        reader = _read(repo, revs, proc, err, with_files, blobs)
+    before the first commit comes out: it is ``git rev-list``'s). Leaving the block stops
+    git."""
+    with contextlib.ExitStack() as stack:
+        err = stack.enter_context(tempfile.TemporaryFile())
+        reader: Generator[Commit, None, None]
+        if reverse and with_files and not paths:
+            order = stack.enter_context(tempfile.TemporaryFile())
+            walk = ["rev-list", "--topo-order", "--reverse"]
+            proc = _spawn(repo, [*walk, *_range_args(revs, since, until, author, ())], err, order)
+            show = _show_args(with_files, find_copies, blobs)
+            reader = _parents_first(repo, revs, proc, order, show, err, blobs)
+        else:
+            args = _log_args(
+                revs, since, until, author, paths, with_files, find_copies, reverse, blobs
+            )
+            proc = _spawn(repo, args, err)
+            reader = _read(repo, revs, proc, err, with_files, blobs)
         try:
             yield reader
         finally:
@@ -171,17 +207,79 @@ def open_history(
             _stop(proc)  # also when the reader never started
 
 
-def _spawn(repo: Repo, args: list[str], err: IO[bytes]) -> subprocess.Popen[bytes]:
+# Parents first, files included (the audit's read). ``git log --reverse`` makes git diff
+# the trees oldest first, against the order of its packs' delta chains (newest objects
+# whole, older ones deltas of them): ~15% more work for git than plain ``git log``. So
+# ``git rev-list`` gives the order, and ``git diff-tree --stdin`` (which shows each
+# commit as soon as it reads its id) gets the ids in runs, each run newest first; Python
+# turns each run around. The first runs are short, so the audit starts at once.
+_RUN = 2048
+_FIRST_RUN = 128
+
+
+def _runs(order: list[str]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of ``order``."""
+    start, size = 0, _FIRST_RUN
+    while start < len(order):
+        yield start, min(start + size, len(order))
+        start += size
+        size = min(size * 2, _RUN)
+
+
+def _parents_first(
+    repo: Repo,
+    revs: Sequence[str],
+    walk: subprocess.Popen[bytes],
+    order_file: IO[bytes],
+    show: list[str],
+    err: IO[bytes],
+    blobs: bool,
+) -> Generator[Commit, None, None]:
+    """The commits ``walk`` (``git rev-list``, writing to ``order_file``) lists, each shown
+    by ``git diff-tree`` with ``show``, in the walk's order."""
+    code = walk.wait()
+    if code != 0:
+        raise _log_error(repo, code, _read_err(err), revs)
+    order_file.seek(0)
+    order = order_file.read().decode("ascii").split()
+    if not order:
+        return
+    with tempfile.TemporaryFile() as ids:
+        ids.write("".join(["\n".join(order[a:b][::-1]) + "\n" for a, b in _runs(order)]).encode())
+        ids.seek(0)
+        proc = _spawn(repo, show, err, stdin=ids)
+        commits = _read(repo, revs, proc, err, True, blobs)
+        try:
+            for a, b in _runs(order):
+                run = list(itertools.islice(commits, b - a))
+                run.reverse()
+                if [c.sha for c in run] != order[a:b]:
+                    raise GitError("could not read git diff-tree output (commits out of order)")
+                yield from run
+            if next(commits, None) is not None:
+                raise GitError("could not read git diff-tree output (more commits than asked)")
+        finally:
+            commits.close()
+
+
+def _spawn(
+    repo: Repo,
+    args: list[str],
+    err: IO[bytes],
+    out: IO[bytes] | None = None,
+    stdin: IO[bytes] | None = None,
+) -> subprocess.Popen[bytes]:
+    """git with ``args``; its output in a pipe we read, or in the file ``out``."""
     proc = subprocess.Popen(
         ["git", *args],
         cwd=repo.root,
         env=clean_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
+        stdout=subprocess.PIPE if out is None else out,
         stderr=err,  # a file, not a pipe: git's warnings can never block it
     )
-    assert proc.stdout is not None
-    _grow_pipe(proc.stdout)
+    if proc.stdout is not None:
+        _grow_pipe(proc.stdout)
     return proc
 
 
@@ -240,7 +338,7 @@ def _log_error(repo: Repo, code: int, stderr: str, revs: Sequence[str]) -> GitEr
             f"bad revision or range: {shown} ({last.removeprefix('fatal: ')})",
             "check the names with `git rev-parse --verify REV`; a range looks like main..HEAD",
         )
-    return GitError(f"git log failed: {last.removeprefix('fatal: ')}")
+    return GitError(f"git failed reading the history: {last.removeprefix('fatal: ')}")
 
 
 def _parse_stream(stream: IO[bytes], with_files: bool, blobs: bool = False) -> Iterator[Commit]:

@@ -304,7 +304,8 @@ def test_full_read_of_many_commits_matches_rev_list(repo: GitRepo) -> None:
 
 
 def _git_children() -> set[int]:
-    """Live (not zombie) `git log` processes that are children of this test process."""
+    """Live (not zombie) `git log` / `git diff-tree` processes that are children of this
+    test process."""
     me = os.getpid()
     found = set()
     for entry in os.listdir("/proc"):
@@ -316,7 +317,7 @@ def _git_children() -> set[int]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == me and b"log\0-z" in cmd:
+        if int(fields[1]) == me and (b"log\0-z" in cmd or b"diff-tree\0--stdin" in cmd):
             found.add(int(entry))
     return found
 
@@ -416,3 +417,119 @@ def test_blob_ids_of_every_change_match_git(repo: GitRepo) -> None:
 
 def _rev(repo: GitRepo, name: str) -> str:
     return repo.git("rev-parse", "--verify", "--literal-pathspecs", name).strip()
+
+
+# --- parents first (the audit's read: rev-list, then diff-tree --stdin in runs) ---------
+
+
+@pytest.fixture
+def short_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of 2 then 3 commits, so even small histories cross many run edges."""
+    import tddgit.history as history
+
+    monkeypatch.setattr(history, "_FIRST_RUN", 2)
+    monkeypatch.setattr(history, "_RUN", 3)
+
+
+def _with_merges_and_odd_messages(repo: GitRepo) -> None:
+    _every_kind_of_change(repo, odd=True)
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.py", "1")
+    repo.commit("side\n\nGSD-Phase: green\nSigned-off-by: T <t@e>\n")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.py", "1")
+    repo.commit("Tést ünï")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    repo.git("commit", "-q", "--allow-empty", "--allow-empty-message", "-m", "")
+
+
+@pytest.mark.usefixtures("short_runs")
+@pytest.mark.parametrize("blobs", [False, True], ids=["name-status", "raw"])
+def test_parents_first_is_newest_first_turned_around(repo: GitRepo, blobs: bool) -> None:
+    """Every field of every commit (merges, renames, copies, type changes, empty commits
+    and messages, odd names) is what the newest-first ``git log`` read gives."""
+    _with_merges_and_odd_messages(repo)
+    r = _repo(repo)
+    newest_first = list(read_history(r, blobs=blobs, find_copies=True))
+    parents_first = list(read_history(r, reverse=True, blobs=blobs, find_copies=True))
+    assert len(parents_first) == 9
+    assert parents_first == newest_first[::-1]
+    merge = next(c for c in parents_first if c.is_merge)
+    assert merge.files == () and merge.blobs == () and len(merge.parents) == 2
+    assert parents_first[0].files  # the root commit lists its files
+    assert {f.status for c in parents_first for f in c.files} == {"A", "R", "D", "M", "C", "T"}
+
+
+@pytest.mark.usefixtures("short_runs")
+def test_parents_first_ranges_dates_and_author(repo: GitRepo) -> None:
+    for i in range(7):
+        repo.write("src/a.py", str(i))
+        repo.commit(f"c{i}", date=f"2024-01-{i + 1:02}T00:00:00Z")
+    shas = _shas(repo, "--reverse", "HEAD")
+    r = _repo(repo)
+
+    def read(*revs: str, **kw: str) -> list[str]:
+        return [c.sha for c in read_history(r, revs or ("HEAD",), reverse=True, **kw)]
+
+    assert read() == shas
+    assert read(f"{shas[2]}..HEAD") == shas[3:]
+    assert read(since="2024-01-04T12:00:00Z") == shas[4:]
+    assert read(until="2024-01-02T12:00:00Z") == shas[:2]
+    assert read(author="nobody") == []
+    assert read("HEAD..HEAD") == []  # nothing selected: nothing shown (not HEAD)
+    assert read("--all") == shas
+
+
+def test_parents_first_errors_are_the_same(repo: GitRepo) -> None:
+    r = _repo(repo)
+    with pytest.raises(GitError, match="no commits yet"):
+        list(read_history(r, reverse=True))
+    repo.write("a", "1")
+    repo.commit("one")
+    with pytest.raises(UsageError, match=r"bad revision or range: nope\.\.HEAD"):
+        list(read_history(r, ["nope..HEAD"], reverse=True))
+    with pytest.raises(UsageError, match="bad revision"):
+        list(read_history(r, ["--output=/tmp/x"], reverse=True))
+
+
+def test_parents_first_of_a_shallow_clone(repo: GitRepo, tmp_path: Path) -> None:
+    for i in range(4):
+        repo.write("a", str(i))
+        repo.commit(f"c{i}")
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True
+    )
+    commits = list(read_history(find_repo(clone), reverse=True))
+    assert [c.message for c in commits] == ["c2\n", "c3\n"]
+    assert commits[0].parents == ()  # the cut: shown as a root, with all its files
+    assert commits[0].files == (FileChange("A", "a"),)
+
+
+def test_parents_first_many_commits_and_early_stop(repo: GitRepo) -> None:
+    """Default run sizes over thousands of commits; stopping early leaves no git behind."""
+    msg = "x" * 999 + "\n"
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
+        f"data {len(msg)}\n{msg}"
+        f"M 644 inline f{i % 50}\ndata 6\n{i:05}\n\n"
+        for i in range(5000)
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
+    )
+    r = _repo(repo)
+    shas = _shas(repo, "--topo-order", "--reverse", "HEAD")
+    got = list(read_history(r, reverse=True))
+    assert [c.sha for c in got] == shas
+    assert [c.files[0].path for c in got[:3]] == ["f0", "f1", "f2"]
+
+    before = _git_children()
+    it = read_history(r, reverse=True)
+    assert next(it).sha == shas[0]
+    assert _git_children() - before  # git is running while we hold the iterator
+    it.close()
+    deadline = time.monotonic() + 5
+    while _git_children() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not (_git_children() - before)
