@@ -60,6 +60,7 @@ _HEADER_FIELDS = 9
 _CHUNK = 1 << 20
 _PIPE_SIZE = 1 << 20
 _SMALL_READ = 1 << 18
+_NO_FLUSH = {"GIT_FLUSH": "0"}  # git buffers its output fully (see ``_spawn``)
 _NAP = 0.003  # seconds; git fills ~50 KB in that time, far below the pipe's size
 
 
@@ -273,7 +274,9 @@ def _spawn(
     proc = subprocess.Popen(
         ["git", *args],
         cwd=repo.root,
-        env=clean_env(),
+        # Into a pipe git writes each commit with its own write(2) unless GIT_FLUSH=0:
+        # 100k system calls and reader wake-ups at 100k commits (~0.3 s of CPU).
+        env=clean_env(_NO_FLUSH),
         stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE if out is None else out,
         stderr=err,  # a file, not a pipe: git's warnings can never block it

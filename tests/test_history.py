@@ -527,7 +527,10 @@ def test_parents_first_many_commits_and_early_stop(repo: GitRepo) -> None:
     before = _git_children()
     it = read_history(r, reverse=True)
     assert next(it).sha == shas[0]
-    assert _git_children() - before  # git is running while we hold the iterator
+    running = _git_children() - before  # git is running while we hold the iterator
+    assert running
+    for pid in running:  # and buffers its output: not a write(2) per commit
+        assert b"GIT_FLUSH=0" in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     it.close()
     deadline = time.monotonic() + 5
     while _git_children() - before and time.monotonic() < deadline:
