@@ -15,7 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tddgit.audit.model import AuditRange, AuditReport, CommitRecord, Cycle, Episode, Finding
+from tddgit.audit.model import (
+    AuditRange,
+    AuditReport,
+    CommitRecord,
+    Cycle,
+    Episode,
+    Finding,
+    Tally,
+)
 
 if TYPE_CHECKING:
     from tddgit.config import Config
@@ -101,9 +109,9 @@ def run_audit(
             if options.prerender_json is not None:
                 from tddgit.audit import prerender
 
-                # Records and episodes are final once the last commit is fed; the parent's
-                # share from here: finishing the pass, metrics, findings and cycles.
-                arrays = (("episodes", auditor.episodes), ("commits", auditor.records))
+                # Records are final once the last commit is fed; the parent's share from
+                # here: finishing the pass, metrics, the findings, cycles and episodes.
+                arrays = (("commits", auditor.records),)
                 prerender.start(arrays, *options.prerender_json)
             findings, cycles = auditor.finish()
             blobs.hang_up()  # git exits on its own while the report is made
@@ -116,6 +124,7 @@ def run_audit(
                 notes,
                 __version__,
                 auditor.positions(),
+                auditor.tally(),
             )
         finally:
             if was_enabled:
@@ -133,6 +142,7 @@ def run_audit(
             notes,
             __version__,
             auditor.positions(),
+            auditor.tally(),
         )
     return report
 
@@ -160,6 +170,7 @@ def _report(
     notes: Sequence[str],
     version: str,
     positions: Mapping[str, int] | None = None,
+    tally: Tally | None = None,
 ) -> AuditReport:
     from tddgit.audit.metrics import compute
 
@@ -169,7 +180,7 @@ def _report(
         findings=findings,
         cycles=cycles,
         episodes=episodes,
-        metrics=compute(records, findings, cycles, episodes, positions),
+        metrics=compute(records, findings, cycles, episodes, positions, tally),
         notes=tuple(notes),
         tool_version=version,
     )

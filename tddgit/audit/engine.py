@@ -12,7 +12,16 @@ import gc
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tddgit.audit.model import PHASES, CommitRecord, Cycle, Episode, EvidenceSummary, Finding
+from tddgit.audit.model import (
+    PHASES,
+    CommitRecord,
+    Cycle,
+    Episode,
+    EvidenceSummary,
+    Finding,
+    Tally,
+    TallyKey,
+)
 from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, trailer_phase
 from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks, checks_for
 from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
@@ -63,6 +72,9 @@ class Auditor:
         self._cycle_at: dict[str, int] = {}  # red, green or refactor commit -> its cycle
         self.episodes: list[Episode] = []
         self._undone: set[str] = set()
+        # The metrics' counts of the records, kept as they are made (``tally``).
+        self._tally: dict[TallyKey, int] = {}
+        self._noted: list[int] = []  # positions of the records with an evidence note
 
     # --- per commit ------------------------------------------------------------------
 
@@ -274,6 +286,10 @@ class Auditor:
             return before
         rec = self.records[i]
         self.records[i] = replace(rec, phase=None, attempt="undone", cycle=None)
+        tally = self._tally
+        tally[_tally_key(rec)] -= 1
+        key = _tally_key(self.records[i])
+        tally[key] = tally.get(key, 0) + 1
         self._undone.add(rec.sha)
         at = self._cycle_at.pop(rec.sha, None)  # a commit is in one cycle at most
         if at is not None:
@@ -295,7 +311,11 @@ class Auditor:
         note: Evidence | EvidenceError | None,
         cycle: int | None = None,
     ) -> None:
-        self._index[c.sha] = len(self.records)
+        index = self._index[c.sha] = len(self.records)
+        key = (c.author_email, phase, source, attempt, kind)
+        self._tally[key] = self._tally.get(key, 0) + 1
+        if note is not None:
+            self._noted.append(index)
         self.records.append(
             CommitRecord.fast(
                 {
@@ -323,6 +343,12 @@ class Auditor:
         made its data is at hand, after the pass a lookup per record costs a cache miss)."""
         return self._index
 
+    def tally(self) -> Tally:
+        """What the metrics count of the records, counted as the pass made them."""
+        return Tally(
+            {k: n for k, n in self._tally.items() if n}, [self.records[i] for i in self._noted]
+        )
+
     # --- the end ---------------------------------------------------------------------
 
     def finish(self) -> tuple[list[Finding], list[Cycle]]:
@@ -342,6 +368,10 @@ class Auditor:
             # after the pass would walk millions of objects (0.2 s and more at 100k).
             gc.freeze()
         return findings, cycles
+
+
+def _tally_key(r: CommitRecord) -> TallyKey:
+    return (r.author_email, r.phase, r.phase_source, r.attempt, r.kind)
 
 
 def _kind_of(

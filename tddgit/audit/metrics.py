@@ -20,7 +20,7 @@ from operator import attrgetter, sub
 from statistics import median
 from typing import Any
 
-from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding
+from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding, Tally
 
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
 # Findings that say nothing about the order of work: they do not lower conformance. The
@@ -218,18 +218,22 @@ def compute(
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
     positions: Mapping[str, int] | None = None,
+    tally: Tally | None = None,
 ) -> dict[str, Any]:
     """The audit's ``metrics`` object: the whole range, then ``authors[]``.
 
     Everything is first split by author (e-mail), mostly by counting tuples of fields in C
     (``_KEY`` for the commits), then each author is summarised and the whole range is the
     sum of the authors: a 100k-commit history costs a few C passes and short Python loops.
-    ``positions`` (sha -> index in ``records``), when the caller has it, saves building it.
+    ``positions`` (sha -> index in ``records``) and ``tally`` (the counts of the records),
+    when the caller has them, save a pass over the records.
     """
+    if tally is None:
+        tally = Tally(Counter(map(_KEY, records)), [r for r in records if r.evidence is not None])
     per: dict[str, _Counts] = defaultdict(_Counts)
-    for key, n in Counter(map(_KEY, records)).items():
+    for key, n in tally.keys.items():
         per[key[0]].add(key, n)
-    for r in [r for r in records if r.evidence is not None]:  # few have a note
+    for r in tally.noted:  # few have a note
         if _proven(r):
             per[r.author_email].proven += 1
     if positions is None:

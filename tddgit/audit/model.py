@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from tddgit.model import FileChange
 
@@ -114,6 +114,18 @@ class CommitRecord:
             ],
             "evidence": self.evidence.to_json() if self.evidence else None,
         }
+
+
+# What the metrics count of a commit: (author e-mail, phase, phase source, attempt, kind).
+TallyKey = tuple[str, str | None, str, str | None, str]
+
+
+class Tally(NamedTuple):
+    """The metrics' counts of an audit's records, made as the pass makes the records (one
+    pass less over them afterwards; ``tddgit.audit.metrics.compute``)."""
+
+    keys: Mapping[TallyKey, int]  # how many records have each key
+    noted: Sequence[CommitRecord]  # the records with an evidence note
 
 
 @dataclass(frozen=True)

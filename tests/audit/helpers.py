@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tddgit.audit import AuditOptions, run_audit
+from tddgit.audit.metrics import compute
 from tddgit.audit.model import AuditReport, CommitRecord
 from tddgit.config import load_config
 from tddgit.git import find_repo
@@ -92,7 +93,12 @@ def audit(repo: GitRepo | Path, *revs: str, paths: tuple[str, ...] = ()) -> Audi
     root = repo.root if isinstance(repo, GitRepo) else repo
     r = find_repo(root)
     options = AuditOptions(revs=revs or ("HEAD",), paths=paths)
-    return run_audit(r, load_config(r.root), options)
+    report = run_audit(r, load_config(r.root), options)
+    # The metrics counted as the pass made the records (reverts included) are the ones
+    # counted from the final records.
+    again = compute(report.commits, report.findings, report.cycles, report.episodes)
+    assert report.metrics == again
+    return report
 
 
 def by_subject(report: AuditReport) -> dict[str, CommitRecord]:
