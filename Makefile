@@ -10,10 +10,12 @@ JOBS ?= 2
 
 all: test
 
-$(STAMP): pyproject.toml
+# TDDGIT_COMPILE=0: the development install is pure Python (setup.py), so an edited module
+# is never shadowed by a stale compiled one and the tests run the sources.
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	TDDGIT_COMPILE=0 $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -22,8 +24,8 @@ demo: $(STAMP)
 	$(BIN)/tddgit demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check tddgit tests bench scripts
-	$(BIN)/ruff format --check tddgit tests bench scripts
+	$(BIN)/ruff check tddgit tests bench scripts setup.py
+	$(BIN)/ruff format --check tddgit tests bench scripts setup.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -49,3 +51,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find tddgit -name '*.so' -delete; rm -f *__mypyc*.so
