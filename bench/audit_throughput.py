@@ -8,7 +8,11 @@ several runs (medians):
   otherwise a loop over ``tddgit.history.read_history`` (labelled as such);
 - their ratio (target <= 1.5x), the tddgit process's peak RSS (target <= 300 MiB at 100k;
   ``os.wait4`` of the child, which also covers the git process it waited for), and
-  seconds per 1k commits at every size (target: flat from 10k to 100k).
+  seconds per 1k commits at every size (target: flat from 10k to 100k);
+- all of it twice, one row each: ``tddgit`` runs the sources (pure Python) and ``tddgit
+  (compiled)`` the audit's hot modules compiled with mypyc as ``setup.py`` does for an
+  install, built once per source state into ``bench/.cache/compiled-<hash>/``
+  (``bench/compiled.py``); the three commands are interleaved run by run.
 
 With ``--detectors`` the same rows are followed by ``tddgit audit --format json
 --detectors`` twice: with a cold blob cache (deleted before each run) and a warm one
@@ -17,6 +21,7 @@ With ``--detectors`` the same rows are followed by ``tddgit audit --format json
     python bench/audit_throughput.py                      # 10k and 100k, 3 runs
     python bench/audit_throughput.py --sizes 10000 --runs 5
     python bench/audit_throughput.py --detectors          # also cold and warm detectors
+    python bench/audit_throughput.py --no-compiled        # the pure-Python row only
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.compiled import CompileError, c_compiler, ensure_build, origins, read_spec  # noqa: E402
 from bench.synth import ensure_repo  # noqa: E402
 
 RATIO_TARGET = 1.5
@@ -57,9 +63,19 @@ class Run:
     max_rss_mib: float
 
 
-def timed(cmd: list[str], cwd: Path) -> Run:
+@dataclass(frozen=True)
+class Build:
+    """Which tddgit runs: its label in the table and the ``PYTHONPATH`` that selects it."""
+
+    label: str
+    pythonpath: Path
+
+
+def timed(cmd: list[str], cwd: Path, build: Build | None = None) -> Run:
     """Run ``cmd`` with stdout discarded; wall time and the child's peak RSS."""
     env = {**os.environ, "TDDGIT_NO_PROGRESS": "1", "NO_COLOR": "1"}
+    if build is not None:  # cwd is never ROOT, so nothing shadows PYTHONPATH's tddgit/
+        env["PYTHONPATH"] = str(build.pythonpath)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -95,16 +111,23 @@ def median(runs: list[Run]) -> Run:
     return Run(statistics.median(r.seconds for r in runs), max(r.max_rss_mib for r in runs))
 
 
-def bench_size(n: int, runs: int, use_audit: bool) -> dict[str, float]:
+def bench_size(n: int, runs: int, use_audit: bool, builds: list[Build]) -> list[dict[str, float]]:
+    """One row per build, each against the same ``git log`` runs."""
     repo = ensure_repo(n)
     _, cmd = tddgit_command(repo, use_audit)
     git_cmd = ["git", "log", "-z", "--name-status", "HEAD"]
     timed(git_cmd, repo)  # warm the page cache for both sides
-    git_runs, ours = [], []
-    for _ in range(runs):  # interleaved, so drift in machine load hits both sides alike
+    git_runs: list[Run] = []
+    ours: dict[str, list[Run]] = {b.label: [] for b in builds}
+    for _ in range(runs):  # interleaved, so drift in machine load hits all sides alike
         git_runs.append(timed(git_cmd, repo))
-        ours.append(timed(cmd, repo))
-    g, t = median(git_runs), median(ours)
+        for b in builds:
+            ours[b.label].append(timed(cmd, repo, b))
+    g = median(git_runs)
+    return [_row(n, b.label, g, median(ours[b.label])) for b in builds]
+
+
+def _row(n: int, label: str, g: Run, t: Run) -> dict[str, float]:
     row = {
         "n": n,
         "git_s": g.seconds,
@@ -116,7 +139,7 @@ def bench_size(n: int, runs: int, use_audit: bool) -> dict[str, float]:
         "s_per_1k": t.seconds / (n / 1000),
     }
     print(
-        f"{n:>8} | {g.seconds:7.2f} s | {t.seconds:7.2f} s | {row['ratio']:5.2f}x "
+        f"{n:>8} | {label:<17} | {g.seconds:7.2f} s | {t.seconds:7.2f} s | {row['ratio']:5.2f}x "
         f"{_mark(row['ratio'] <= RATIO_TARGET)} | {g.max_rss_mib:5.0f} MiB | "
         f"{t.max_rss_mib:5.0f} MiB {_mark(t.max_rss_mib <= RSS_TARGET_MIB)} | "
         f"{row['git_s_per_1k']:6.3f} | {row['s_per_1k']:6.3f}",
@@ -125,7 +148,7 @@ def bench_size(n: int, runs: int, use_audit: bool) -> dict[str, float]:
     return row
 
 
-def bench_detectors(n: int, runs: int, git_s: float) -> None:
+def bench_detectors(n: int, runs: int, git_s: float, build: Build) -> None:
     """``--detectors`` with a cold cache (deleted before each run), then a warm one."""
     repo = ensure_repo(n)
     _, cmd = tddgit_command(repo, True, detectors=True)
@@ -133,17 +156,46 @@ def bench_detectors(n: int, runs: int, git_s: float) -> None:
     cold, warm = [], []
     for _ in range(runs):
         cache.unlink(missing_ok=True)
-        cold.append(timed(cmd, repo))
+        cold.append(timed(cmd, repo, build))
     for _ in range(runs):
-        warm.append(timed(cmd, repo))
+        warm.append(timed(cmd, repo, build))
     for label, result in (("cold", median(cold)), ("warm", median(warm))):
         ratio = result.seconds / git_s
         target = DETECTORS_RATIO_TARGET if label == "cold" else RATIO_TARGET
         print(
-            f"{n:>8} | detectors, {label} cache: {result.seconds:6.2f} s | {ratio:5.2f}x of git "
-            f"log (target {target}x) {_mark(ratio <= target)} | {result.max_rss_mib:5.0f} MiB",
+            f"{n:>8} | {build.label:<17} | detectors, {label} cache: {result.seconds:6.2f} s | "
+            f"{ratio:5.2f}x of git log (target {target}x) {_mark(ratio <= target)} | "
+            f"{result.max_rss_mib:5.0f} MiB",
             flush=True,
         )
+
+
+def builds(compiled: bool) -> list[Build]:
+    """The sources, and (unless told not to, or impossible here) the compiled build; each
+    checked to import its hot modules from where its label says."""
+    pure = Build("tddgit", ROOT)
+    names = read_spec().module_names()
+    _check(pure, origins(ROOT, names), ".py")
+    if not compiled:
+        return [pure]
+    if c_compiler() is None:
+        print("no C compiler: no compiled row (the install would be pure Python too)")
+        return [pure]
+    print("compiled build: bench/.cache/compiled-<hash>/ (mypyc, ~15 s once per source state)")
+    try:
+        path = ensure_build()
+    except CompileError as exc:
+        print(f"no compiled row: {exc}")
+        return [pure]
+    build = Build("tddgit (compiled)", path)
+    _check(build, origins(path, names), ".so")
+    return [pure, build]
+
+
+def _check(build: Build, found: dict[str, str], suffix: str) -> None:
+    wrong = [f for f in found.values() if not f.endswith(suffix)]
+    if wrong:
+        raise SystemExit(f"{build.label}: expected {suffix} modules, got {', '.join(wrong)}")
 
 
 def _mark(ok: bool) -> str:
@@ -164,33 +216,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reader", action="store_true", help="time the read_history loop even if audit exists"
     )
+    parser.add_argument(
+        "--no-compiled",
+        action="store_true",
+        help="skip the row of the hot modules compiled with mypyc (and its ~15 s build)",
+    )
     args = parser.parse_args(argv)
 
     use_audit = not args.reader and audit_available()
     label, _ = tddgit_command(Path("."), use_audit, forced=args.reader)
     print(f"tddgit side: {label}; {args.runs} runs, medians; peak RSS = max over runs")
     print(f"targets: ratio <= {RATIO_TARGET}x, peak RSS <= {RSS_TARGET_MIB} MiB, s/1k flat")
+    kinds = builds(not args.no_compiled)
     print(
-        " commits | git log   | tddgit    | ratio      | git RSS   | tddgit RSS     "
-        "| s/1k git | s/1k tddgit"
+        " commits | build             | git log   | tddgit    | ratio      | git RSS   "
+        "| tddgit RSS     | s/1k git | s/1k tddgit"
     )
-    rows = [bench_size(n, args.runs, use_audit) for n in args.sizes]
-    if len(rows) > 1:
-        first, last = rows[0], rows[-1]
-        ours = last["s_per_1k"] / first["s_per_1k"]
-        gits = last["git_s_per_1k"] / first["git_s_per_1k"]
-        # git's own cost per commit grows with the tree (more files to diff per commit);
-        # what tddgit adds per commit is what must stay flat.
-        print(
-            f"cost per commit {first['n']:,} -> {last['n']:,}: tddgit x{ours:.2f}, "
-            f"git log x{gits:.2f}; tddgit relative to git x{ours / gits:.2f} "
-            f"({'flat' if ours / gits <= 1.15 else 'NOT flat'})"
-        )
+    sizes = [bench_size(n, args.runs, use_audit, kinds) for n in args.sizes]
+    if len(sizes) > 1:
+        for k, build in enumerate(kinds):
+            _flatness(build.label, sizes[0][k], sizes[-1][k])
     if args.detectors and use_audit:
         print("detectors (medians; the git log time is the row's above):")
-        for row in rows:
-            bench_detectors(int(row["n"]), args.runs, row["git_s"])
+        for rows in sizes:
+            for k, build in enumerate(kinds):
+                bench_detectors(int(rows[k]["n"]), args.runs, rows[k]["git_s"], build)
     return 0
+
+
+def _flatness(label: str, first: dict[str, float], last: dict[str, float]) -> None:
+    ours = last["s_per_1k"] / first["s_per_1k"]
+    gits = last["git_s_per_1k"] / first["git_s_per_1k"]
+    # git's own cost per commit grows with the tree (more files to diff per commit);
+    # what tddgit adds per commit is what must stay flat.
+    print(
+        f"{label}: cost per commit {first['n']:,} -> {last['n']:,}: tddgit x{ours:.2f}, "
+        f"git log x{gits:.2f}; tddgit relative to git x{ours / gits:.2f} "
+        f"({'flat' if ours / gits <= 1.15 else 'NOT flat'})"
+    )
 
 
 if __name__ == "__main__":
