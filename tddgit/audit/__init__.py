@@ -11,6 +11,7 @@ re-runs tests at declared commits in throwaway worktrees, arrives there later).
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,11 @@ class AuditOptions:
     # (encoding, errors) of the stream a JSON report of this audit will be written to:
     # its last arrays are then encoded beside the metrics (``tddgit.audit.prerender``).
     prerender_json: tuple[str, str] | None = None
+    # With ``prerender_json``: encode the commits array while the pass makes the records
+    # (``tddgit.audit.spool``) instead of after it. None: when the pass is compiled, where
+    # git's stream, not the pass, sets the pace and the pass has time to spare; the
+    # TDDGIT_AUDIT_SPOOL environment variable (1 or 0) overrides that (a test seam).
+    spool: bool | None = None
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
     leave_to_exit: bool = False
@@ -93,8 +99,18 @@ def run_audit(
                 f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch "
                 f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
             )
+        spool = None
+        if options.prerender_json is not None and _spool_wanted(options):
+            from tddgit.audit.report import commit_line
+            from tddgit.audit.spool import Spool
+
+            spool = Spool.open(commit_line(), *options.prerender_json)
         auditor = Auditor(
-            Classifier.from_config(config), evidence, blobs, follow_last=bool(options.paths)
+            Classifier.from_config(config),
+            evidence,
+            blobs,
+            follow_last=bool(options.paths),
+            sink=spool,
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at
@@ -106,15 +122,27 @@ def run_audit(
                 auditor.feed(commit)
                 if progress is not None and n % _PROGRESS_EVERY == 0:
                     progress.advance(_PROGRESS_EVERY)
-            if options.prerender_json is not None:
+            if options.prerender_json is not None and spool is None:
                 from tddgit.audit import prerender
 
-                # Records are final once the last commit is fed; the parent's share from
-                # here: finishing the pass, metrics, the findings, cycles and episodes.
-                arrays = (("commits", auditor.records),)
-                prerender.start(arrays, *options.prerender_json)
+                # The records are final: a child encodes the commits array while this
+                # process finishes the pass, computes the metrics and writes the rest.
+                prerender.start((("commits", auditor.records),), *options.prerender_json)
             findings, cycles = auditor.finish()
             blobs.hang_up()  # git exits on its own while the report is made
+            if spool is not None:
+                spool.close(auditor.records)
+                if not options.post_checks:
+                    from tddgit.audit import prerender
+
+                    # The commits array is done: a child encodes the other arrays while
+                    # this process computes the metrics.
+                    arrays = (
+                        ("findings", findings),
+                        ("cycles", cycles),
+                        ("episodes", auditor.episodes),
+                    )
+                    prerender.start(arrays, spool.encoding, spool.errors)
             report = _report(
                 rng,
                 auditor.records,
@@ -145,6 +173,24 @@ def run_audit(
             auditor.tally(),
         )
     return report
+
+
+def _spool_wanted(options: AuditOptions) -> bool:
+    if options.spool is not None:
+        return options.spool
+    forced = os.environ.get("TDDGIT_AUDIT_SPOOL")
+    if forced in ("0", "1"):
+        return forced == "1"
+    return pass_is_compiled()
+
+
+def pass_is_compiled() -> bool:
+    """Whether the audit's pass runs compiled (mypyc; see setup.py) or as Python source."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from tddgit.audit import engine
+
+    return (engine.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
 
 
 def keep_until_exit(obj: object) -> None:
@@ -186,4 +232,4 @@ def _report(
     )
 
 
-__all__ = ["AuditOptions", "AuditReport", "keep_until_exit", "run_audit"]
+__all__ = ["AuditOptions", "AuditReport", "keep_until_exit", "pass_is_compiled", "run_audit"]

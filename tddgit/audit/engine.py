@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.model import (
     PHASES,
@@ -38,6 +38,14 @@ if TYPE_CHECKING:
 _NO_TESTS: frozenset[str] = frozenset()
 
 
+class RecordSink(Protocol):
+    """Takes the records as the pass makes them (``tddgit.audit.spool.Spool``)."""
+
+    def add(self, record: CommitRecord) -> None: ...
+
+    def replace(self, index: int, record: CommitRecord) -> None: ...
+
+
 class Auditor:
     """Feed commits in topological order (parents first), then call ``finish``."""
 
@@ -48,8 +56,10 @@ class Auditor:
         blobs: BlobReader,
         *,
         follow_last: bool = False,
+        sink: RecordSink | None = None,
     ) -> None:
         self._classifier = classifier
+        self._sink = sink  # gets each record as it is made, and any later replacement
         self._kinds: dict[str, str] = {}
         self._notes = notes
         self._blobs = blobs
@@ -286,6 +296,8 @@ class Auditor:
             return before
         rec = self.records[i]
         self.records[i] = replace(rec, phase=None, attempt="undone", cycle=None)
+        if self._sink is not None:
+            self._sink.replace(i, self.records[i])
         tally = self._tally
         tally[_tally_key(rec)] -= 1
         key = _tally_key(self.records[i])
@@ -316,27 +328,28 @@ class Auditor:
         self._tally[key] = self._tally.get(key, 0) + 1
         if note is not None:
             self._noted.append(index)
-        self.records.append(
-            CommitRecord.fast(
-                {
-                    "sha": c.sha,
-                    "parents": c.parents,
-                    "author_name": c.author_name,
-                    "author_email": c.author_email,
-                    "time": c.author_time,
-                    "subject": subject,
-                    "phase": phase,
-                    "phase_source": source,
-                    "rule": rule,
-                    "kind": kind,
-                    "files": c.files,
-                    "file_kinds": kinds,
-                    "attempt": attempt,
-                    "evidence": summarise(note) if note is not None else None,
-                    "cycle": cycle,
-                }
-            )
+        record = CommitRecord.fast(
+            {
+                "sha": c.sha,
+                "parents": c.parents,
+                "author_name": c.author_name,
+                "author_email": c.author_email,
+                "time": c.author_time,
+                "subject": subject,
+                "phase": phase,
+                "phase_source": source,
+                "rule": rule,
+                "kind": kind,
+                "files": c.files,
+                "file_kinds": kinds,
+                "attempt": attempt,
+                "evidence": summarise(note) if note is not None else None,
+                "cycle": cycle,
+            }
         )
+        self.records.append(record)
+        if self._sink is not None:
+            self._sink.add(record)
 
     def positions(self) -> dict[str, int]:
         """sha -> position in ``records`` (kept as the pass goes: while a record is being

@@ -1,14 +1,15 @@
-"""The last arrays of the JSON report, encoded by a forked child while the parent goes on.
+"""Arrays of the JSON report encoded by a forked child while the parent goes on.
 
-Once git's stream ends the audit is single-threaded Python and the second core sits idle,
-yet the episodes and commits arrays (one line per commit, most of the document) do not
-depend on anything computed after the pass: metrics and the header do. So the CLI asks
-``run_audit`` to fork right after the pass; the child writes the arrays' exact text (the
-same ``_Lines`` of ``tddgit.audit.report``) into an anonymous memory file and exits, the
-parent computes the metrics and writes everything before the arrays (two loads of about
-the same size on the two cores), then copies the child's bytes into the output with
-``sendfile``. Any failure in the child (or a platform without ``fork``/``memfd_create``)
-leaves the parent to encode the arrays itself, as before.
+Once git's stream ends the audit is single-threaded Python and the second core would sit
+idle, yet the report's arrays do not depend on what is computed after the pass: the
+metrics and the header do. So ``run_audit`` forks a child that writes the exact text of
+some arrays (the same ``_Lines`` of ``tddgit.audit.report``) into an anonymous memory file
+and exits, while the parent computes the metrics and writes everything before them; then
+the parent copies the child's bytes into the output with ``sendfile``. Which arrays:
+the commits array right after the pass (most of the document), or, when the pass already
+encoded it (``tddgit.audit.spool``), the findings, cycles and episodes after ``finish``.
+Any failure in the child (or a platform without ``fork``/``memfd_create``) leaves the
+parent to encode the arrays itself.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ class _Child:
         self.encoding = enc
 
     def matches(self, arrays: Arrays) -> bool:
-        return len(arrays) == len(self.arrays) and all(
+        """Whether this child encoded the first of ``arrays``, those exact lists."""
+        return len(arrays) >= len(self.arrays) and all(
             k == mk and items is mine
-            for (k, items), (mk, mine) in zip(arrays, self.arrays, strict=True)
+            for (k, items), (mk, mine) in zip(arrays, self.arrays, strict=False)
         )
 
     def done(self) -> bool:
@@ -76,27 +78,27 @@ def start(arrays: Arrays, encoding: str, errors: str) -> None:
     _PENDING.append(_Child(arrays, pid, fd, (encoding, errors)))
 
 
-def copy_into(arrays: Arrays, stream: IO[str]) -> bool:
-    """Write ``arrays`` (from the comma before the first key to the last ``]``) if a child
-    encoded exactly these; false when there is nothing to copy (the caller writes them)."""
+def copy_into(arrays: Arrays, stream: IO[str]) -> int:
+    """Write the first of ``arrays`` (from the comma before the first key to the last
+    ``]``) if a child encoded those; how many it wrote (0: the caller writes them)."""
     child = next((c for c in _PENDING if c.matches(arrays)), None)
     if child is None:
-        return False
+        return 0
     _PENDING.remove(child)
     try:
         if child.encoding != (getattr(stream, "encoding", None), getattr(stream, "errors", None)):
             os.kill(child.pid, 9)
             child.done()
-            return False
+            return 0
         if not child.done():
-            return False
+            return 0
         try:
             out = stream.fileno()
         except (OSError, ValueError, AttributeError):
-            return False
+            return 0
         stream.flush()
-        _send(child.fd, out)
-        return True
+        send(child.fd, out, 0, os.fstat(child.fd).st_size)
+        return len(child.arrays)
     finally:
         os.close(child.fd)
 
@@ -123,20 +125,21 @@ def _encode(arrays: Arrays, fd: int, encoding: str, errors: str) -> None:
         put("\n]" if items else "]")
 
 
-def _send(src: int, out: int) -> None:
-    size = os.fstat(src).st_size
-    offset = 0
+def send(src: int, out: int, start: int, end: int) -> None:
+    """Bytes ``start:end`` of the file ``src`` into ``out`` (``sendfile``, or read and write
+    where the output cannot take it)."""
+    offset = start
     try:
-        while offset < size:
-            sent = os.sendfile(out, src, offset, size - offset)
+        while offset < end:
+            sent = os.sendfile(out, src, offset, end - offset)
             if sent == 0:
                 break
             offset += sent
     except OSError:
-        if offset:  # a real write error after part of the array went out
+        if offset > start:  # a real write error after part of the bytes went out
             raise
-    while offset < size:  # outputs sendfile cannot write to
-        data = os.pread(src, min(size - offset, 1 << 20), offset)
+    while offset < end:
+        data = os.pread(src, min(end - offset, 1 << 20), offset)
         if not data:
             break
         view = memoryview(data)

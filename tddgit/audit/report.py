@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from tddgit.audit.model import SCHEMA, AuditReport, CommitRecord, Cycle, Episode, Finding
 from tddgit.audit.prerender import copy_into as prerendered
+from tddgit.audit.spool import ready_for
 from tddgit.model import FileChange
 
 # The CLI offers exactly these.
@@ -82,16 +83,31 @@ def _write_json(report: AuditReport, stream: IO[str]) -> None:
         ("episodes", report.episodes, lines.episode),
         ("commits", report.commits, lines.commit),
     )
-    for i, (key, items, line) in enumerate(arrays):
-        if prerendered([(k, v) for k, v, _ in arrays[i:]], stream):
-            break
+    i = 0
+    while i < len(arrays):
+        done = prerendered([(k, v) for k, v, _ in arrays[i:]], stream)  # by a child
+        if done:
+            i += done
+            continue
+        key, items, line = arrays[i]
         stream.write(f",\n{dumps(key)}: [")
-        for start in range(0, len(items), _BATCH):
-            batch = items[start : start + _BATCH]
-            lead = "\n  " if start == 0 else ",\n  "
-            stream.write(lead + ",\n  ".join([line(item) for item in batch]))
+        spool = ready_for(items, stream) if key == "commits" else None
+        if spool is not None:  # encoded during the pass
+            spool.write_items(stream)
+            spool.discard()
+        else:
+            for start in range(0, len(items), _BATCH):
+                batch = items[start : start + _BATCH]
+                lead = "\n  " if start == 0 else ",\n  "
+                stream.write(lead + ",\n  ".join([line(item) for item in batch]))
         stream.write("\n]" if items else "]")
+        i += 1
     stream.write("\n}\n")
+
+
+def commit_line() -> Callable[[CommitRecord], str]:
+    """The ``commits`` array's line of a record, as ``write_json`` writes it."""
+    return _Lines(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode).commit
 
 
 _BATCH = 4096  # items per write
