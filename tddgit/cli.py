@@ -97,7 +97,14 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, "--version", prog_name="tddgit")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx, value),
+    help="Show the version and exit.",
+)
 @click.option(
     "-C",
     "cwd",
@@ -119,6 +126,25 @@ def cli(ctx: click.Context, cwd: Path | None, debug: bool) -> None:
       tddgit audit --format markdown
     """
     ctx.obj = AppContext(cwd=cwd or Path.cwd(), debug=debug or _debug_env())
+
+
+def _print_version(ctx: click.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"tddgit {__version__} (audit: {audit_build()})")
+        ctx.exit()
+
+
+def audit_build() -> str:
+    """``compiled`` when the audit's hot modules are mypyc extensions (``setup.py``), else
+    ``pure Python``: asked of the import system without importing them (keeps --version
+    fast)."""
+    import importlib.machinery
+    import importlib.util
+
+    spec = importlib.util.find_spec("tddgit.history")
+    origin = (spec.origin if spec else None) or ""
+    compiled = origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    return "compiled" if compiled else "pure Python"
 
 
 def _debug_env() -> bool:

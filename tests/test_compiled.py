@@ -18,6 +18,7 @@ import pytest
 
 from bench.compiled import c_compiler, ensure_build, origins, read_spec
 from bench.synth import _build, hash_seed
+from tddgit import __version__
 from tests.audit.helpers import Steps, note, when
 from tests.conftest import GitRepo, isolated_git
 
@@ -94,6 +95,16 @@ def test_the_compiled_build_imports_its_extensions(compiled: Path) -> None:
     for name, origin in origins(SOURCES, names).items():  # the reference stays the sources
         assert origin.startswith(str(SOURCES)) and origin.endswith(".py"), (name, origin)
     assert list(compiled.glob("tddgit_audit__mypyc*.so")), "the group's runtime is missing"
+
+
+def test_version_says_which_audit_runs(compiled: Path, tmp_path: Path) -> None:
+    def version(pythonpath: Path) -> str:
+        env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+        cmd = [sys.executable, "-m", "tddgit", "--version"]
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True).stdout
+
+    assert version(compiled) == f"tddgit {__version__} (audit: compiled)\n"
+    assert version(SOURCES) == f"tddgit {__version__} (audit: pure Python)\n"
 
 
 def test_synthetic_history_same_reports(compiled: Path, synthetic: Path) -> None:
