@@ -85,6 +85,8 @@ class Auditor:
         # The metrics' counts of the records, kept as they are made (``tally``).
         self._tally: dict[TallyKey, int] = {}
         self._noted: list[int] = []  # positions of the records with an evidence note
+        self._episode_kinds: dict[tuple[str, str], int] = {}  # (e-mail, kind) -> episodes
+        self._durations: dict[str, list[int]] = {}  # e-mail -> its episodes' durations
 
     # --- per commit ------------------------------------------------------------------
 
@@ -272,19 +274,28 @@ class Auditor:
         end = c.author_time
         if b.last_end is not None:
             start = b.last_end
+        kind = KIND[flags << 1 | (phase == "refactor")]
+        email = c.author_email
+        duration = end - start if end > start else 0
         self.episodes.append(
             Episode.fast(
                 {
-                    "kind": KIND[flags << 1 | (phase == "refactor")],
+                    "kind": kind,
                     "first": first,
                     "last": c.sha,
                     "size": size,
                     "author_name": c.author_name,
-                    "author_email": c.author_email,
-                    "duration": end - start if end > start else 0,
+                    "author_email": email,
+                    "duration": duration,
                 }
             )
         )
+        key = (email, kind)
+        self._episode_kinds[key] = self._episode_kinds.get(key, 0) + 1
+        durations = self._durations.get(email)
+        if durations is None:
+            durations = self._durations[email] = []
+        durations.append(duration)
         return None, end
 
     def _undo(self, c: Commit, before: State) -> State:
@@ -359,7 +370,10 @@ class Auditor:
     def tally(self) -> Tally:
         """What the metrics count of the records, counted as the pass made them."""
         return Tally(
-            {k: n for k, n in self._tally.items() if n}, [self.records[i] for i in self._noted]
+            {k: n for k, n in self._tally.items() if n},
+            [self.records[i] for i in self._noted],
+            self._episode_kinds,
+            self._durations,
         )
 
     # --- the end ---------------------------------------------------------------------

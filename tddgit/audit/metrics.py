@@ -242,8 +242,8 @@ def compute(
     flagged_per = _flagged_code(map(record_of, _flagged(findings)))
     for email, acc in per.items():
         acc.code_clean = acc.code - flagged_per[email]
-    parts = _split_parts(record_of, findings, cycles, episodes)
-    out = _summary(_total(per.values()), _all_parts(parts.values(), episodes))
+    parts = _split_parts(record_of, findings, cycles, episodes, tally)
+    out = _summary(_total(per.values()), _all_parts(parts.values()))
     order = sorted(per.items(), key=lambda kv: (-kv[1].records, kv[0]))
     names = _first_names(records, len(per))
     authors = []
@@ -305,6 +305,7 @@ def _split_parts(
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
+    tally: Tally,
 ) -> dict[str, _Parts]:
     parts: dict[str, _Parts] = defaultdict(_Parts)
     for (email, status), n in Counter(map(_EMAIL_STATUS, cycles)).items():
@@ -312,24 +313,30 @@ def _split_parts(
     for email, t in zip(map(_EMAIL, cycles), map(_TIME_IN_RED, cycles), strict=True):
         if t is not None:
             parts[email].reds.append(t)
-    for (email, kind), n in Counter(map(_EMAIL_KIND, episodes)).items():
-        parts[email].episode_kinds[kind] = n
-    for email, d in zip(map(_EMAIL, episodes), map(_DURATION, episodes), strict=True):
-        parts[email].durations.append(d)
+    if tally.episode_kinds is not None and tally.durations is not None:
+        for (email, kind), n in tally.episode_kinds.items():  # counted by the pass
+            parts[email].episode_kinds[kind] = n
+        for email, durations in tally.durations.items():
+            parts[email].durations = list(durations)
+    else:
+        for (email, kind), n in Counter(map(_EMAIL_KIND, episodes)).items():
+            parts[email].episode_kinds[kind] = n
+        for email, d in zip(map(_EMAIL, episodes), map(_DURATION, episodes), strict=True):
+            parts[email].durations.append(d)
     by_rule = Counter(zip(record_of.emails(findings), map(_RULE, findings), strict=True))
     for (email, rule), n in by_rule.items():
         parts[email].rules[rule] += n
     return parts
 
 
-def _all_parts(parts: Iterable[_Parts], episodes: Sequence[Episode]) -> _Parts:
+def _all_parts(parts: Iterable[_Parts]) -> _Parts:
     total = _Parts()
     for p in parts:
         total.statuses.update(p.statuses)
         total.reds += p.reds
         total.episode_kinds.update(p.episode_kinds)
+        total.durations += p.durations  # in no particular order: the measures sort them
         total.rules.update(p.rules)
-    total.durations = list(map(_DURATION, episodes))
     return total
 
 

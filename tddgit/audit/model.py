@@ -126,6 +126,9 @@ class Tally(NamedTuple):
 
     keys: Mapping[TallyKey, int]  # how many records have each key
     noted: Sequence[CommitRecord]  # the records with an evidence note
+    # The episodes, per author e-mail: how many of each kind, and their durations.
+    episode_kinds: Mapping[tuple[str, str], int] | None = None
+    durations: Mapping[str, Sequence[int]] | None = None
 
 
 @dataclass(frozen=True)
