@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
 from typing import Any
 
 from setuptools import setup
@@ -46,10 +48,21 @@ class OptionalBuildExt(build_ext):  # type: ignore[misc]
     headers the install goes on with the pure-Python modules."""
 
     def run(self) -> None:
+        self._drop_stale()
         try:
             super().run()
         except Exception as exc:  # a compiler error, missing headers, ...
             self._give_up(exc)
+
+    def _drop_stale(self) -> None:
+        """Extensions an earlier build left in ``build/`` (another module list, another
+        group name) would ship in this wheel too: only this build's outputs stay."""
+        if self.inplace or not os.path.isdir(self.build_lib):
+            return
+        ours = {os.path.abspath(path) for path in self.get_outputs()}
+        for path in Path(self.build_lib).rglob("*"):
+            if path.name.endswith(tuple(EXTENSION_SUFFIXES)) and str(path.absolute()) not in ours:
+                path.unlink()
 
     def _give_up(self, exc: BaseException) -> None:
         for path in self.get_outputs():  # all or nothing: a half set would not import
