@@ -133,7 +133,8 @@ def build_dir(dest: Path, root: Path = ROOT) -> Path:
 
 
 def ensure_build(cache: Path = CACHE, root: Path = ROOT) -> Path:
-    """``cache/compiled-<source_hash>/``, compiled unless a complete one is there.
+    """``cache/compiled-<source_hash>/``, compiled unless a complete one is there (the
+    builds of earlier sources are removed).
 
     Concurrent callers (two pytest-xdist workers, a bench next to the tests) wait on one
     lock, so the compile runs once; the build lands under a temporary name and is renamed
@@ -154,6 +155,9 @@ def ensure_build(cache: Path = CACHE, root: Path = ROOT) -> Path:
             tmp.rename(target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        for old in cache.glob("compiled-*"):  # builds of earlier sources: never used again
+            if old != target:
+                shutil.rmtree(old, ignore_errors=True)
     return target
 
 
