@@ -48,7 +48,17 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # shared by this session's workers: they wait for one compile
-    return ensure_build(base / "mypyc", SOURCES)
+    build = ensure_build(base / "mypyc", SOURCES)
+    assert_imports(build, ".so")  # or every comparison below would compare the sources
+    return build
+
+
+def assert_imports(pythonpath: Path, suffix: str) -> None:
+    """Every hot module is imported from under ``pythonpath``, from a ``suffix`` file."""
+    names = read_spec(SOURCES / "setup.py").module_names()
+    assert {"tddgit.history", "tddgit.audit.engine"} <= set(names)
+    for name, origin in origins(pythonpath, names).items():
+        assert origin.startswith(str(pythonpath)) and origin.endswith(suffix), (name, origin)
 
 
 @pytest.fixture(scope="module")
@@ -94,12 +104,8 @@ def assert_same_reports(compiled: Path, repo: Path) -> None:
 
 
 def test_the_compiled_build_imports_its_extensions(compiled: Path) -> None:
-    names = read_spec(SOURCES / "setup.py").module_names()
-    assert {"tddgit.history", "tddgit.audit.engine"} <= set(names)
-    for name, origin in origins(compiled, names).items():
-        assert origin.startswith(str(compiled)) and origin.endswith(".so"), (name, origin)
-    for name, origin in origins(SOURCES, names).items():  # the reference stays the sources
-        assert origin.startswith(str(SOURCES)) and origin.endswith(".py"), (name, origin)
+    assert_imports(compiled, ".so")
+    assert_imports(SOURCES, ".py")  # the reference stays the sources
     assert list(compiled.glob("tddgit_audit__mypyc*.so")), "the group's runtime is missing"
 
 
