@@ -135,16 +135,10 @@ def _print_version(ctx: click.Context, value: bool) -> None:
 
 
 def audit_build() -> str:
-    """``compiled`` when the audit's hot modules are mypyc extensions (``setup.py``), else
-    ``pure Python``: asked of the import system without importing them (keeps --version
-    fast)."""
-    import importlib.machinery
-    import importlib.util
+    """``compiled`` or ``pure Python``: how the audit's hot modules run (``--version``)."""
+    from tddgit import audit_is_compiled
 
-    spec = importlib.util.find_spec("tddgit.history")
-    origin = (spec.origin if spec else None) or ""
-    compiled = origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-    return "compiled" if compiled else "pure Python"
+    return "compiled" if audit_is_compiled() else "pure Python"
 
 
 def _debug_env() -> bool:

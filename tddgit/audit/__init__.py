@@ -27,6 +27,7 @@ from tddgit.audit.model import (
 )
 
 if TYPE_CHECKING:
+    from tddgit.audit.engine import Auditor
     from tddgit.config import Config
     from tddgit.git import Repo
 
@@ -143,17 +144,7 @@ def run_audit(
                         ("episodes", auditor.episodes),
                     )
                     prerender.start(arrays, spool.encoding, spool.errors)
-            report = _report(
-                rng,
-                auditor.records,
-                findings,
-                cycles,
-                auditor.episodes,
-                notes,
-                __version__,
-                auditor.positions(),
-                auditor.tally(),
-            )
+            report = _pass_report(rng, auditor, findings, cycles, notes)
         finally:
             if was_enabled:
                 gc.enable()
@@ -161,17 +152,7 @@ def run_audit(
         keep_until_exit(auditor)
     if options.post_checks:
         extra = [f for check in options.post_checks for f in check(report)]
-        report = _report(
-            rng,
-            auditor.records,
-            [*findings, *extra],
-            cycles,
-            auditor.episodes,
-            notes,
-            __version__,
-            auditor.positions(),
-            auditor.tally(),
-        )
+        report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes)
     return report
 
 
@@ -181,16 +162,9 @@ def _spool_wanted(options: AuditOptions) -> bool:
     forced = os.environ.get("TDDGIT_AUDIT_SPOOL")
     if forced in ("0", "1"):
         return forced == "1"
-    return pass_is_compiled()
+    from tddgit import audit_is_compiled
 
-
-def pass_is_compiled() -> bool:
-    """Whether the audit's pass runs compiled (mypyc; see setup.py) or as Python source."""
-    from importlib.machinery import EXTENSION_SUFFIXES
-
-    from tddgit.audit import engine
-
-    return (engine.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+    return audit_is_compiled()
 
 
 def keep_until_exit(obj: object) -> None:
@@ -205,6 +179,21 @@ def keep_until_exit(obj: object) -> None:
     keep: list[object] = [obj]
     keep.append(keep)
     gc.freeze()
+
+
+def _pass_report(
+    rng: AuditRange,
+    auditor: Auditor,
+    findings: Sequence[Finding],
+    cycles: Sequence[Cycle],
+    notes: Sequence[str],
+) -> AuditReport:
+    """The report of a finished pass (its records, episodes, index and counts)."""
+    from tddgit import __version__
+
+    records, episodes = auditor.records, auditor.episodes
+    positions, tally = auditor.positions(), auditor.tally()
+    return _report(rng, records, findings, cycles, episodes, notes, __version__, positions, tally)
 
 
 def _report(
@@ -232,4 +221,4 @@ def _report(
     )
 
 
-__all__ = ["AuditOptions", "AuditReport", "keep_until_exit", "pass_is_compiled", "run_audit"]
+__all__ = ["AuditOptions", "AuditReport", "keep_until_exit", "run_audit"]
