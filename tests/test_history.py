@@ -264,26 +264,14 @@ def test_shallow_clone_note(repo: GitRepo, tmp_path: Path) -> None:
 
 def test_early_stop_leaves_no_process(repo: GitRepo) -> None:
     # Far more output than the pipe holds, so git is still writing when we stop.
-    msg = "x" * 1999 + "\n"
-    stream = "".join(
-        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
-        f"data {len(msg)}\n{msg}"
-        f"M 644 inline f{i % 50}\ndata 6\n{i:05}\n\n"
-        for i in range(3000)
-    )
-    subprocess.run(
-        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
-    )
+    _import_commits(repo, 3000, message_size=2000)
     before = _git_children()
     it = read_history(_repo(repo))
     first = next(it)
     assert first.files
     assert _git_children() - before  # git is running while we hold the iterator
     it.close()
-    deadline = time.monotonic() + 5
-    while _git_children() - before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not (_git_children() - before)
+    _no_git_left(before)
 
 
 def test_full_read_of_many_commits_matches_rev_list(repo: GitRepo) -> None:
@@ -301,6 +289,27 @@ def test_full_read_of_many_commits_matches_rev_list(repo: GitRepo) -> None:
     assert [c.sha for c in commits] == _shas(repo, "--topo-order", "HEAD")
     assert all(c.trailers == (("GSD-Phase", "red"),) for c in commits)
     assert all(len(c.files) == 1 and c.files[0].path.startswith("dir/file ") for c in commits)
+
+
+def _import_commits(repo: GitRepo, n: int, *, message_size: int) -> None:
+    """``n`` commits, each changing one of 50 files, with messages of ``message_size``."""
+    msg = "x" * (message_size - 1) + "\n"
+    stream = "".join(
+        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
+        f"data {len(msg)}\n{msg}"
+        f"M 644 inline f{i % 50}\ndata 6\n{i:05}\n\n"
+        for i in range(n)
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
+    )
+
+
+def _no_git_left(before: set[int]) -> None:
+    deadline = time.monotonic() + 5
+    while _git_children() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not (_git_children() - before)
 
 
 def _git_children() -> set[int]:
@@ -508,16 +517,7 @@ def test_parents_first_of_a_shallow_clone(repo: GitRepo, tmp_path: Path) -> None
 
 def test_parents_first_many_commits_and_early_stop(repo: GitRepo) -> None:
     """Default run sizes over thousands of commits; stopping early leaves no git behind."""
-    msg = "x" * 999 + "\n"
-    stream = "".join(
-        f"commit refs/heads/main\ncommitter T <t@e> {1700000000 + i} +0000\n"
-        f"data {len(msg)}\n{msg}"
-        f"M 644 inline f{i % 50}\ndata 6\n{i:05}\n\n"
-        for i in range(5000)
-    )
-    subprocess.run(
-        ["git", "fast-import", "--quiet"], cwd=repo.root, input=stream.encode(), check=True
-    )
+    _import_commits(repo, 5000, message_size=1000)
     r = _repo(repo)
     shas = _shas(repo, "--topo-order", "--reverse", "HEAD")
     got = list(read_history(r, reverse=True))
@@ -532,7 +532,4 @@ def test_parents_first_many_commits_and_early_stop(repo: GitRepo) -> None:
     for pid in running:  # and buffers its output: not a write(2) per commit
         assert b"GIT_FLUSH=0" in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     it.close()
-    deadline = time.monotonic() + 5
-    while _git_children() - before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not (_git_children() - before)
+    _no_git_left(before)
