@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tddgit.commands.run", "run"),
     "audit": ("tddgit.commands.audit", "audit"),
     "detect": ("tddgit.commands.detect", "detect"),
+    "plan": ("tddgit.commands.plan", "plan"),
     "hooks": ("tddgit.commands.hooks", "hooks"),
     "hook": ("tddgit.commands.hook", "hook"),
     "config": ("tddgit.commands.config", "config"),

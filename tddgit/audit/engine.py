@@ -26,6 +26,7 @@ from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, tra
 from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks, checks_for
 from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
 from tddgit.model import Commit, FileChange
+from tddgit.plans import TASK_TRAILER as TASK_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -227,8 +228,9 @@ class Auditor:
                 old = self._cycles[s.cycle]
                 old.superseded = True
                 old.sync()
+            task = c.trailer(TASK_KEY) if c.trailers else None
             cb = CycleBuilder(
-                len(self._cycles), c.sha, c.author_time, c.author_name, c.author_email
+                len(self._cycles), c.sha, c.author_time, c.author_name, c.author_email, task
             )
             self._cycles.append(cb)
             self._cycle_at[c.sha] = cb.id
@@ -241,6 +243,10 @@ class Auditor:
                     cb.green, cb.green_time, cb.last_time = c.sha, c.author_time, c.author_time
                     cb.sync()
                     self._cycle_at[c.sha] = cb.id
+                    if c.trailers and cb.cycle.task is None:
+                        task = c.trailer(TASK_KEY)
+                        if task:
+                            cb.set_task(task)
             return "green", None, _NO_TESTS, s.cycle
         if v.phase == "refactor":
             if s.red is None and s.cycle >= 0 and self._cycles[s.cycle].green is not None:

@@ -179,6 +179,7 @@ class Cycle:
     started: int
     ended: int | None
     time_in_red: int | None  # seconds from the red commit to its green (author time)
+    task: str | None = None  # the plan task its red (else its green) names: GSD-Task
 
     @classmethod
     def fast(cls, fields: dict[str, Any]) -> Cycle:
@@ -198,6 +199,7 @@ class Cycle:
             "started": self.started,
             "ended": self.ended,
             "time_in_red": self.time_in_red,
+            "task": self.task,
         }
 
 

@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from tddgit.audit.model import AuditReport, CommitRecord, EvidenceSummary, Finding
 from tddgit.audit.report import summary_rows, title
+from tddgit.audit.tasks import TASK_HEADER, task_rows
 
 DETAIL_LIMIT = 3000  # up to this many commits, every commit is drawn
 RECENT = 500  # above it: the most recent commits still drawn one by one
@@ -95,8 +96,26 @@ def _static_body(report: AuditReport, name: str) -> str:
         f'<details><summary>All metrics as a table</summary><table class="summary">{rows}</table>'
         '</details><div id="charts"></div>'
         '<h3>Per author</h3><div id="authors"></div></section>\n'
+        f"{_tasks_section(report)}"
         '<section id="findings" aria-labelledby="h-f"><h2 id="h-f">Findings</h2>'
         '<div id="ffilters"></div><div id="ftable"></div></section>\n</main>\n'
+    )
+
+
+def _tasks_section(report: AuditReport) -> str:
+    """The cycles per plan task, as a static table (no script needed); empty without
+    ``GSD-Task`` trailers."""
+    rows = task_rows(report.cycles)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{_text(h)}</th>" for h in TASK_HEADER)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_text(cell)}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return (
+        '<section id="tasks" aria-labelledby="h-t"><h2 id="h-t">Cycles per task</h2>'
+        f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        "</section>\n"
     )
 
 

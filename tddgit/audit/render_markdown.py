@@ -14,6 +14,7 @@ from tddgit.audit.report import (
     summary_rows,
     title,
 )
+from tddgit.audit.tasks import TASK_HEADER, task_rows
 
 SHOWN_FINDINGS = 200
 
@@ -36,6 +37,10 @@ def write_markdown(report: AuditReport, stream: IO[str]) -> None:
         lines.append("")
     lines += ["## Summary", ""]
     lines += _table(("metric", "value"), summary_rows(m))
+    tasks = task_rows(report.cycles)
+    if tasks:
+        lines += ["", "## Cycles per task", ""]
+        lines += _table(TASK_HEADER, tasks)
     if m["authors"]:
         lines += ["", "## Authors", ""]
         lines += _table(AUTHOR_HEADER, author_rows(m))

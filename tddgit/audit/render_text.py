@@ -13,6 +13,7 @@ from tddgit.audit.report import (
     summary_rows,
     title,
 )
+from tddgit.audit.tasks import TASK_HEADER, task_rows
 
 SHOWN_FINDINGS = 100
 RECENT_COMMITS = 15
@@ -60,6 +61,15 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
                 c.kind,
                 _escape(c.subject),
             )
+        console.print(table)
+
+    tasks = task_rows(report.cycles)
+    if tasks:
+        table = Table(title="Cycles per task (GSD-Task)", title_justify="left")
+        for col in TASK_HEADER:
+            table.add_column(col, overflow="fold")
+        for row in tasks:
+            table.add_row(*(_escape(x) for x in row))
         console.print(table)
 
     if len(m["authors"]) > 1:

@@ -16,6 +16,7 @@ from typing import IO, Any
 from tddgit.audit.model import SCHEMA, AuditReport, CommitRecord, Cycle, Episode, Finding
 from tddgit.audit.prerender import copy_into as prerendered
 from tddgit.audit.spool import ready_for
+from tddgit.audit.tasks import task_groups
 from tddgit.model import FileChange
 
 # The CLI offers exactly these.
@@ -70,6 +71,7 @@ def _write_json(report: AuditReport, stream: IO[str]) -> None:
         "range": report.range.to_json(),
         "notes": list(report.notes),
         "metrics": report.metrics,
+        "tasks": [g.to_json() for g in task_groups(report.cycles)],
     }
     stream.write("{")
     sep = "\n"
@@ -204,7 +206,7 @@ class _Lines:
             f'"green":{green},"refactors":{_shas(c.refactors)},'
             f'"author":{w[c.author_name, c.author_email]},'
             f'"started":{int.__repr__(c.started)},"ended":{_int(c.ended)},'
-            f'"time_in_red":{_int(c.time_in_red)}}}'
+            f'"time_in_red":{_int(c.time_in_red)},"task":{w[c.task]}}}'
         )
 
     def episode(self, e: Episode) -> str:

@@ -113,7 +113,15 @@ class CycleBuilder:
         "superseded",
     )
 
-    def __init__(self, id: int, red: str, red_time: int, author_name: str, author_email: str):
+    def __init__(
+        self,
+        id: int,
+        red: str,
+        red_time: int,
+        author_name: str,
+        author_email: str,
+        task: str | None = None,
+    ):
         self.id = id
         self.red = red
         self.red_time = red_time
@@ -138,8 +146,13 @@ class CycleBuilder:
                 "started": red_time,
                 "ended": None,
                 "time_in_red": None,
+                "task": task,
             }
         )
+
+    def set_task(self, task: str) -> None:
+        """The plan task a later step of the cycle names (its red named none)."""
+        self.cycle.__dict__["task"] = task
 
     def add_refactor(self, sha: str, time: int) -> None:
         self.refactors.append(sha)

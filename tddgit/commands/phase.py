@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from tddgit.evidence import NOTES_REF, cache_put, write_note
 from tddgit.gates import Verdict, run_gate
 from tddgit.git import Repo
 from tddgit.model import Light
+from tddgit.plans import TASK_TRAILER
 
 PHASE_ENV = "TDDGIT_PHASE_COMMIT"  # set while tddgit itself runs `git commit`
 
@@ -91,6 +93,11 @@ def _phase_command(phase: str) -> click.Command:
     @click.option("--no-edit", is_flag=True, help="Use the message as given, no editor.")
     @click.option("-e", "--edit", is_flag=True, help="Edit the message in the editor.")
     @click.option("--amend", is_flag=True, help="Refused: a phase is a new commit.")
+    @click.option(
+        "--task",
+        metavar="ID",
+        help="The plan task this step belongs to: adds a `GSD-Task: ID` trailer (plan status).",
+    )
     @click.pass_context
     def command(
         ctx: click.Context,
@@ -104,6 +111,7 @@ def _phase_command(phase: str) -> click.Command:
         no_edit: bool,
         edit: bool,
         amend: bool,
+        task: str | None,
     ) -> int:
         if amend:
             raise UsageError(
@@ -112,6 +120,7 @@ def _phase_command(phase: str) -> click.Command:
             )
         if messages and msg_file:
             raise UsageError("-m and -F cannot be combined", "use one of them")
+        trailers = [f"GSD-Phase: {phase}", *_task_trailer(task, no_commit)]
         a = app(ctx)
         repo, config = a.repo, a.config
         faults.point("phase.before-gate")
@@ -132,7 +141,7 @@ def _phase_command(phase: str) -> click.Command:
             return 0
         faults.point("phase.before-commit")
         commit = _commit(
-            repo, phase, messages, msg_file, author, signoff, no_edit, edit, quiet_stdout=as_json
+            repo, phase, trailers, messages, msg_file, author, signoff, no_edit, edit, as_json
         )
         if commit is None:
             raise _CommitFailed(verdict.change.tree)
@@ -160,9 +169,30 @@ class _CommitFailed(UsageError):
         self.exit_code = 1
 
 
+_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _task_trailer(task: str | None, no_commit: bool) -> list[str]:
+    """The ``GSD-Task`` trailer of ``--task`` (none without it)."""
+    if task is None:
+        return []
+    if not _TASK_ID.fullmatch(task):
+        raise UsageError(
+            f"--task {task!r} is not a task id",
+            "give the id of a plan task, such as IMPL-3 (letters, digits, '.', '_', '-')",
+        )
+    if no_commit:
+        raise UsageError(
+            "--task needs the commit: with --no-commit tddgit makes none",
+            f"drop --no-commit, or add `--trailer 'GSD-Task: {task}'` to your `git commit`",
+        )
+    return [f"{TASK_TRAILER}: {task}"]
+
+
 def _commit(
     repo: Repo,
     phase: str,
+    trailers: list[str],
     messages: tuple[str, ...],
     msg_file: str | None,
     author: str | None,
@@ -172,7 +202,9 @@ def _commit(
     quiet_stdout: bool,
 ) -> str | None:
     before = repo.head()
-    args = ["git", "commit", "--trailer", f"GSD-Phase: {phase}"]
+    args = ["git", "commit"]
+    for trailer in trailers:
+        args += ["--trailer", trailer]
     for m in messages:
         args += ["-m", m]
     if msg_file:

@@ -38,6 +38,7 @@ def test_json_report(history):
         "range",
         "notes",
         "metrics",
+        "tasks",
         "findings",
         "cycles",
         "episodes",
