@@ -94,7 +94,8 @@ def new(ctx: click.Context, spec: Path, out_dir: Path | None, as_json: bool) -> 
         )
         for t in made.tasks:
             deps = f" (after {', '.join(t.depends_on)})" if t.depends_on else ""
-            console.out(f"  {t.id}  {t.title}  — {len(t.tests)} test cases{deps}")
+            cases = f"{len(t.tests)} test case{'s' if len(t.tests) != 1 else ''}"
+            console.out(f"  {t.id}  {t.title}  — {cases}{deps}")
         for note in made.notes:
             console.out(f"  note: {note}")
         console.out(f"  next: tddgit red --task {made.tasks[0].id}")

@@ -96,9 +96,9 @@ def _dependencies(spec: Spec) -> tuple[dict[str, set[str]], list[str]]:
                 continue
             if _reaches(deps, other.name, c.name):
                 notes.append(
-                    f"{c.name}'s interface names {other.name}, but {other.name} comes after "
-                    f"{c.name} in the dependency order (implementation_order); that "
-                    "dependency is left out"
+                    f"{c.name}'s interface names {other.name}, which already depends on "
+                    f"{c.name} (implementation_order or its own interface); that dependency "
+                    "is left out so the order has no cycle"
                 )
                 continue
             deps[c.name].add(other.name)
