@@ -52,10 +52,19 @@ def task_rows(cycles: Sequence[Cycle]) -> list[tuple[str, ...]]:
             str(g.count("complete")),
             str(g.count("open")),
             str(g.count("broken")),
-            "; ".join(_steps(c) for c in g.cycles),
+            _shown_steps(g.cycles),
         )
         for g in task_groups(cycles)
     ]
+
+
+SHOWN_CYCLES = 5  # per task, in the tables; the JSON report lists them all
+
+
+def _shown_steps(cycles: Sequence[Cycle]) -> str:
+    shown = "; ".join(_steps(c) for c in cycles[:SHOWN_CYCLES])
+    more = len(cycles) - SHOWN_CYCLES
+    return f"{shown}; … {more} more" if more > 0 else shown
 
 
 def _steps(c: Cycle) -> str:

@@ -12,7 +12,7 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
-from tddgit.errors import Refused, UsageError
+from tddgit.errors import UsageError
 from tddgit.plans import IMPL_PLAN_FILE, PHASES, PLAN_FILE, TODO_FILE
 
 
@@ -74,10 +74,13 @@ def new(ctx: click.Context, spec: Path, out_dir: Path | None, as_json: bool) -> 
     made = plan_from_spec(load_spec(where), spec_path_in(root, where))
     data = made.to_json()
     found = problems(data, root)
-    if found:  # a plan made from a valid spec is valid; say so loudly if not
+    if found:  # e.g. a component's file_path outside the repository
         for p in found:
             console.err(f"plan: {p}")
-        raise Refused("the plan made from the spec breaks the rules above")
+        raise UsageError(
+            f"the plan made from {spec} breaks the plan rules ({found[0]})",
+            "correct the spec where the lines above point; nothing was written",
+        )
     target = out_dir if out_dir is None or out_dir.is_absolute() else a.cwd / out_dir
     if target is None:
         target = root / ".tddgit" / "plans" / _safe(made.spec_id)

@@ -47,3 +47,18 @@ def test_no_task_section_without_trailers(repo: GitRepo) -> None:
     assert doc["tasks"] == [] and all(c["task"] is None for c in doc["cycles"])
     assert "Cycles per task" not in repo.tddgit("audit", "--format", "markdown").stdout
     assert 'id="tasks"' not in repo.tddgit("audit", "--format", "html").stdout
+
+
+def test_task_rows_show_five_cycles_and_count_the_rest() -> None:
+    from tddgit.audit.model import Cycle
+    from tddgit.audit.tasks import task_rows
+
+    def cycle(i: int, task: str | None) -> Cycle:
+        green = f"{i:040x}" if i % 2 else None
+        status = "complete" if green else "open"
+        return Cycle(i, status, f"{i + 100:040x}", green, (), "a", "a@x", i, None, None, task)
+
+    cycles = [cycle(i, "IMPL-1" if i < 7 else None) for i in range(9)] + [cycle(9, "IMPL-2")]
+    rows = task_rows(cycles)
+    assert [r[:5] for r in rows] == [("IMPL-1", "7", "3", "4", "0"), ("IMPL-2", "1", "1", "0", "0")]
+    assert rows[0][5].count(" → ") == 5 and rows[0][5].endswith("; … 2 more")

@@ -166,3 +166,11 @@ def test_bad_spec_names_its_line(repo: GitRepo) -> None:
     repo.write("calc.yaml", SPEC.replace("type: module", "type: 7", 1), dedent=False)
     proc = repo.tddgit("plan", "calc.yaml")
     assert proc.returncode == 2 and "calc.yaml:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_spec_file_outside_the_repository_is_bad_input(repo: GitRepo) -> None:
+    repo.write("calc.yaml", SPEC.replace("calc/parser.py", "../parser.py"), dedent=False)
+    proc = repo.tddgit("plan", "calc.yaml")
+    assert proc.returncode == 2
+    assert "$.tasks[2].files[0]: '../parser.py' is outside the repository" in proc.stderr
+    assert not (repo.root / ".tddgit").exists()
