@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,8 @@ from jsonschema import Draft202012Validator
 from tddgit.plans.validate import problems
 from tests.conftest import GitRepo
 
-SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[2] / "tddgit" / "plans" / "plan.schema.json").read_text()
-)
+# Shipped as package data: read it the way an installed tddgit's user would.
+SCHEMA = json.loads(resources.files("tddgit.plans").joinpath("plan.schema.json").read_text())
 
 Breaker = Callable[[dict[str, Any]], None]
 
