@@ -42,9 +42,10 @@ def test_no_task_section_without_trailers(repo: GitRepo) -> None:
 
     start_project(repo)
     stage_red(repo)
-    repo.tddgit("red", "-m", "sub", check=True)
+    repo.commit("sub: a test first")  # a red by its files: a cycle, no task
     doc = json.loads(repo.tddgit("audit", "--format", "json").stdout)
-    assert doc["tasks"] == [] and all(c["task"] is None for c in doc["cycles"])
+    assert doc["cycles"] and all(c["task"] is None for c in doc["cycles"])
+    assert doc["tasks"] == []
     assert "Cycles per task" not in repo.tddgit("audit", "--format", "markdown").stdout
     assert 'id="tasks"' not in repo.tddgit("audit", "--format", "html").stdout
 
