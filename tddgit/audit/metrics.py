@@ -36,6 +36,12 @@ def _minutes(seconds: float) -> float:
     return round(seconds / 60.0, 2)
 
 
+def _whole_seconds(seconds: float) -> int:
+    """A median of whole seconds, rounded half up (2.5 -> 3): the one value every format
+    shows (``round`` would give 2, JavaScript's ``Math.round`` 3)."""
+    return int(seconds + 0.5)
+
+
 def _median_of_sorted(values: Sequence[float]) -> float:
     """``statistics.median`` of an already sorted list (the same value)."""
     i = len(values) // 2
@@ -189,7 +195,7 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
         },
         "time_in_red": {
             "count": len(reds),
-            "median_seconds": median(reds) if reds else None,
+            "median_seconds": _whole_seconds(median(reds)) if reds else None,
             "mean_seconds": round(sum(reds) / len(reds), 1) if reds else None,
             "max_seconds": max(reds) if reds else None,
         },

@@ -239,13 +239,22 @@ def _num(value: Any, suffix: str = "") -> str:
 
 
 def _duration(seconds: float | None) -> str:
+    """Like ``dur`` in ``assets/report.js`` (the HTML report): the same units, the same
+    rounding (half up), so every format shows one value."""
     if seconds is None:
         return "–"
     if seconds < 120:
-        return f"{seconds:.0f}s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f}min"
-    return f"{seconds / 3600:.1f}h"
+        return f"{_half_up(seconds, 0)} s"
+    for unit, size, below in (("min", 60, 7200), ("h", 3600, 172800), ("d", 86400, None)):
+        if below is None or seconds < below:
+            return f"{_half_up(seconds / size, 1)} {unit}"
+    raise AssertionError("unreachable")
+
+
+def _half_up(value: float, places: int) -> str:
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
 def summary_rows(m: dict[str, Any] | Any) -> list[tuple[str, str]]:
@@ -306,7 +315,13 @@ def finding_rows(report: AuditReport, limit: int | None = None) -> list[tuple[st
 def title(report: AuditReport) -> str:
     revs = " ".join(report.range.revs)
     extra = " ".join(
-        f"--{k}={v}" for k, v in (("since", report.range.since), ("until", report.range.until)) if v
+        f"--{k}={v}"
+        for k, v in (
+            ("since", report.range.since),
+            ("until", report.range.until),
+            ("author", report.range.author),
+        )
+        if v
     )
     paths = f" -- {' '.join(report.range.paths)}" if report.range.paths else ""
     return f"tddgit audit of {revs}{' ' + extra if extra else ''}{paths}"

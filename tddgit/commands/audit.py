@@ -208,7 +208,13 @@ def _write(report: Any, fmt: str, output: Path | None, render: Any) -> None:
 def _gate(
     metrics: Any, fired: list[str], fail_under: float | None, fail_on: tuple[str, ...]
 ) -> None:
-    """Exit 1 (Refused) when conformance or findings cross the CI thresholds."""
+    """Exit 1 (Refused) when conformance or findings cross the CI thresholds; exit 2 when
+    the threshold has nothing to judge (an empty range passes no bar, it is a wrong range)."""
+    if fail_under is not None and not metrics.get("commits"):
+        raise UsageError(
+            "no commits in the range: --fail-under has nothing to judge",
+            "check the range, --since/--until, --author and the paths",
+        )
     reasons = []
     score = metrics.get("conformance")
     if fail_under is not None and score is not None and score < fail_under:
