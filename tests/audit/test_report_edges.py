@@ -9,6 +9,8 @@ import re
 import pytest
 
 from tests.audit.helpers import T0
+from tests.project import stage_red, start_project
+from tests.test_yagni import CALC_SUB_BRANCH
 
 
 def commit_at(repo, seconds: int, message: str, files: dict[str, str], phase: str) -> None:
@@ -55,3 +57,16 @@ def test_median_time_in_red_is_rounded_once_for_every_format(two_cycles):
     assert re.search(r"time in red \(median\)\s+3 s\b", text), text
     html = two_cycles.tddgit("audit", "--format", "html", check=True).stdout
     assert '"median_seconds":3,' in html
+
+
+def test_the_yagni_finding_names_its_location_once(repo):
+    """A real green with a branch no test takes: the gate's message already says where."""
+    start_project(repo)
+    stage_red(repo)
+    repo.tddgit("red", "-m", "red: sub", check=True)
+    repo.write("calc.py", CALC_SUB_BRANCH, dedent=False)
+    repo.add("calc.py")
+    repo.tddgit("green", "-m", "green: sub", check=True)
+    doc = json.loads(repo.tddgit("audit", "--json", check=True).stdout)
+    [found] = [f for f in doc["findings"] if f["rule"] == "yagni"]
+    assert found["message"] == "calc.py:11: 1 added line no test executed (coverage)"
