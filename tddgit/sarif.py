@@ -51,6 +51,8 @@ class SarifResult:
     line: int | None = None  # 1-based
     fingerprint: str | None = None  # stable across runs, for de-duplication in UIs
     properties: Mapping[str, Any] = field(default_factory=dict)
+    end_line: int | None = None  # the region's last line, when it spans several
+    also: Sequence[tuple[int, int]] = ()  # more (first, last) line ranges in the same file
 
 
 def rule_name(rule_id: str) -> str:
@@ -70,12 +72,14 @@ def _rule_json(rule: SarifRule) -> dict[str, Any]:
     return out
 
 
-def _location(path: str, line: int | None) -> dict[str, Any]:
+def _location(path: str, line: int | None, end_line: int | None = None) -> dict[str, Any]:
     physical: dict[str, Any] = {
         "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"}
     }
     if line is not None and line >= 1:
         physical["region"] = {"startLine": line}
+        if end_line is not None and end_line > line:
+            physical["region"]["endLine"] = end_line
     return {"physicalLocation": physical}
 
 
@@ -88,7 +92,12 @@ def _result_json(result: SarifResult, index: Mapping[str, int]) -> dict[str, Any
     if result.rule_id in index:
         out["ruleIndex"] = index[result.rule_id]
     if result.path:
-        out["locations"] = [_location(result.path, result.line)]
+        out["locations"] = [_location(result.path, result.line, result.end_line)]
+        if result.also:
+            out["relatedLocations"] = [
+                {"id": n, **_location(result.path, first, last)}
+                for n, (first, last) in enumerate(result.also, start=1)
+            ]
     if result.fingerprint:
         out["partialFingerprints"] = {FINGERPRINT_KEY: result.fingerprint}
     if result.properties:

@@ -69,7 +69,8 @@ def _yagni(sha: str, rec: Mapping[str, Any]) -> Finding:
     file = rec.get("file") if isinstance(rec.get("file"), str) else None
     lines = _ranges(rec.get("lines"))
     method = rec.get("method") if rec.get("method") in ("coverage", "heuristic") else None
-    text = rec.get("message") if isinstance(rec.get("message"), str) else ""
+    raw = rec.get("message")
+    text = raw if isinstance(raw, str) else ""
     if file and text.startswith(f"{file}:") and ": " in text:
         text = text.split(": ", 1)[1]  # the gate's message starts where this one does
     where = f"{file}:" + ",".join(f"{a}-{b}" if a != b else str(a) for a, b in lines[:5])

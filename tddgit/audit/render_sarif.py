@@ -15,12 +15,25 @@ def _fingerprint(f: Finding) -> str:
     return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+def _ranges(f: Finding) -> list[tuple[int, int]]:
+    """The line ranges a finding knows in its first file (``yagni``'s, from the gate)."""
+    lines = f.data.get("lines")
+    if not f.files or f.data.get("file") != f.files[0] or not isinstance(lines, list):
+        return []
+    return [(int(a), int(b)) for a, b in lines if 1 <= a <= b]
+
+
 def _result(f: Finding) -> SarifResult:
+    ranges = _ranges(f)
+    first, last = ranges[0] if ranges else (None, None)
     return SarifResult(
         rule_id=f.rule,
         level=f.severity,
         message=f"{f.message} (commit {f.commit[:12]})",
         path=f.files[0] if f.files else None,
+        line=first,
+        end_line=last,
+        also=ranges[1:],
         fingerprint=_fingerprint(f),
         properties={"commit": f.commit, "related": list(f.related), "files": list(f.files)},
     )

@@ -8,8 +8,12 @@ import re
 
 import pytest
 
+from tddgit.audit.model import AuditRange, AuditReport, Finding
+from tddgit.audit.render_sarif import sarif_document
 from tests.audit.helpers import T0
+from tests.conftest import GitRepo, isolated_git
 from tests.project import stage_red, start_project
+from tests.sarif import assert_valid_sarif
 from tests.test_yagni import CALC_SUB_BRANCH
 
 
@@ -59,14 +63,51 @@ def test_median_time_in_red_is_rounded_once_for_every_format(two_cycles):
     assert '"median_seconds":3,' in html
 
 
-def test_the_yagni_finding_names_its_location_once(repo):
-    """A real green with a branch no test takes: the gate's message already says where."""
-    start_project(repo)
-    stage_red(repo)
-    repo.tddgit("red", "-m", "red: sub", check=True)
-    repo.write("calc.py", CALC_SUB_BRANCH, dedent=False)
-    repo.add("calc.py")
-    repo.tddgit("green", "-m", "green: sub", check=True)
-    doc = json.loads(repo.tddgit("audit", "--json", check=True).stdout)
+@pytest.fixture(scope="module")
+def yagni_green(tmp_path_factory):
+    """A real red, then a real green adding a branch no test takes (calc.py line 11)."""
+    with isolated_git(tmp_path_factory.mktemp("home")):
+        root = tmp_path_factory.mktemp("yagni") / "repo"
+        root.mkdir()
+        repo = GitRepo(root)
+        repo.git("init", "-q")
+        start_project(repo)
+        stage_red(repo)
+        repo.tddgit("red", "-m", "red: sub", check=True)
+        repo.write("calc.py", CALC_SUB_BRANCH, dedent=False)
+        repo.add("calc.py")
+        repo.tddgit("green", "-m", "green: sub", check=True)
+        yield repo
+
+
+def test_the_yagni_finding_names_its_location_once(yagni_green):
+    doc = json.loads(yagni_green.tddgit("audit", "--json", check=True).stdout)
     [found] = [f for f in doc["findings"] if f["rule"] == "yagni"]
     assert found["message"] == "calc.py:11: 1 added line no test executed (coverage)"
+
+
+def test_sarif_results_have_the_known_line_ranges_and_a_valid_log(yagni_green):
+    log = json.loads(yagni_green.tddgit("audit", "--format", "sarif", check=True).stdout)
+    [result] = [r for r in log["runs"][0]["results"] if r["ruleId"] == "yagni"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "calc.py"
+    assert location["region"] == {"startLine": 11}
+    assert_valid_sarif(log)
+
+
+def test_a_finding_over_several_ranges_is_one_region_and_related_ones():
+    finding = Finding(
+        "yagni",
+        "note",
+        "c" * 40,
+        "app.py:3-9,12: 8 added lines no test executed",
+        files=("app.py",),
+        data={"file": "app.py", "lines": [[3, 9], [12, 12]], "method": "coverage"},
+    )
+    report = AuditReport(AuditRange(revs=("HEAD",)), [], [finding], [], [], {})
+    [result] = sarif_document(report)["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 3, "endLine": 9}
+    [related] = result["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 12}
+    assert_valid_sarif(sarif_document(report))

@@ -9,6 +9,7 @@ import pytest
 
 from tddgit.sarif import SARIF_VERSION, SarifResult, SarifRule, rule_name, sarif_log
 from tests.conftest import GitRepo
+from tests.sarif import assert_valid_sarif
 
 OVER_MOCKED = """
 from unittest import mock as m
@@ -218,6 +219,7 @@ def test_no_test_files(repo: GitRepo) -> None:
 
 def _check_sarif(log: dict[str, Any]) -> None:
     """The fields SARIF 2.1.0 requires (and code-scanning UIs read)."""
+    assert_valid_sarif(log)
     assert log["$schema"].endswith("sarif-schema-2.1.0.json")
     assert log["version"] == SARIF_VERSION
     assert isinstance(log["runs"], list) and log["runs"]
