@@ -21,9 +21,13 @@ def config(ctx: click.Context, as_json: bool) -> None:
       tddgit config
       tddgit config --json | jq '.keys.mode'
     """
-    cfg = app(ctx).config
+    from tddgit.runners.explain import gate_plan
+
+    a = app(ctx)
+    cfg = a.config
+    plan = gate_plan(cfg, a.repo.root)
     if as_json:
-        click.echo(json.dumps(cfg.to_json(), indent=2))
+        click.echo(json.dumps({**cfg.to_json(), "gate": plan.to_json()}, indent=2))
         return
     click.echo(f"# configuration file: {cfg.file if cfg.file else '(none: defaults)'}")
     width = max(len(k.path) for k in KEYS)
@@ -33,3 +37,6 @@ def config(ctx: click.Context, as_json: bool) -> None:
         if isinstance(value, tuple) and len(shown) > 60:
             shown = f"[{len(value)} globs] " + shown[:50] + "…"
         click.echo(f"{spec.path:<{width}}  {shown}  ({cfg.sources[spec.path]})")
+    click.echo("# what a gate runs")
+    click.echo(f"runner (gate)  {plan.runner}  ({plan.runner_source})")
+    click.echo(f"command (gate)  {plan.command or '–'}  ({plan.command_source})")

@@ -65,13 +65,21 @@ def _has_python_tests(root: Path) -> bool:
 
 
 def uses_pytest(root: Path) -> bool:
-    if (root / "pytest.ini").is_file() or (root / ".pytest.ini").is_file():
-        return True
+    return _pytest_evidence(root) is not None
+
+
+def _pytest_evidence(root: Path) -> str | None:
+    """What says ``root`` uses pytest (for ``tddgit config``), or ``None``."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        if (root / name).is_file():
+            return name
     for name, section in _PYTEST_SECTIONS:
         path = root / name
         if path.is_file() and section.search(_read(path)):
-            return True
-    return (root / "conftest.py").is_file() or _has_python_tests(root)
+            return f"pytest configuration in {name}"
+    if (root / "conftest.py").is_file():
+        return "conftest.py"
+    return "Python test files" if _has_python_tests(root) else None
 
 
 def has_make_test(root: Path) -> bool:
@@ -85,13 +93,23 @@ def has_make_test(root: Path) -> bool:
 
 def detect(root: Path) -> str:
     """``"pytest"``, ``"junit"`` or ``"command"``: the runner ``root`` most likely uses."""
-    if uses_pytest(root):
-        return "pytest"
-    if (root / "package.json").is_file() or (root / "pom.xml").is_file():
-        return "junit"
-    if (root / "go.mod").is_file() or (root / "Cargo.toml").is_file() or has_make_test(root):
-        return "command"
-    return "pytest"
+    return detection(root)[0]
+
+
+def detection(root: Path) -> tuple[str, str]:
+    """(the runner ``root`` most likely uses, the file or fact that says so)."""
+    evidence = _pytest_evidence(root)
+    if evidence is not None:
+        return "pytest", evidence
+    for name in ("package.json", "pom.xml"):
+        if (root / name).is_file():
+            return "junit", name
+    for name in ("go.mod", "Cargo.toml"):
+        if (root / name).is_file():
+            return "command", name
+    if has_make_test(root):
+        return "command", "a Makefile with a test target"
+    return "pytest", "nothing else found: the default"
 
 
 def _node_dependencies(root: Path) -> set[str]:
@@ -109,35 +127,41 @@ def _node_dependencies(root: Path) -> set[str]:
     return deps
 
 
-def _node_command(root: Path) -> str:
+def _node_command(root: Path) -> tuple[str, str]:
     deps = _node_dependencies(root)
     if "vitest" in deps:
-        return VITEST_COMMAND
+        return VITEST_COMMAND, "package.json depends on vitest"
     if "jest" in deps and "jest-junit" in deps:
-        return JEST_COMMAND
-    return NODE_COMMAND
+        return JEST_COMMAND, "package.json depends on jest and jest-junit"
+    return NODE_COMMAND, "package.json: node's own test runner (no vitest, no jest-junit)"
 
 
 def default_command(root: Path, runner: str) -> str | None:
     """The test command for ``runner`` in ``root`` when ``test_command`` is unset; ``None``
     when tddgit cannot guess one (the pytest runner builds its own)."""
+    found = command_default(root, runner)
+    return found[0] if found else None
+
+
+def command_default(root: Path, runner: str) -> tuple[str, str] | None:
+    """``default_command`` and the file it was guessed from (for ``tddgit config``)."""
     if runner == "junit":
         if (root / "package.json").is_file():
             return _node_command(root)
         if (root / "pom.xml").is_file():
-            return MAVEN_COMMAND
+            return MAVEN_COMMAND, "pom.xml"
         return None
     if runner == "command":
         if (root / "go.mod").is_file():
-            return "go test ./..."
+            return "go test ./...", "go.mod"
         if (root / "Cargo.toml").is_file():
-            return "cargo test"
+            return "cargo test", "Cargo.toml"
         if has_make_test(root):
-            return "make test"
+            return "make test", "the Makefile's test target"
         if (root / "package.json").is_file():
-            return "npm test"
+            return "npm test", "package.json"
         if (root / "pom.xml").is_file():
-            return MAVEN_COMMAND
+            return MAVEN_COMMAND, "pom.xml"
     return None
 
 

@@ -64,25 +64,37 @@ def _venv_python(env_dir: Path) -> Path | None:
 
 
 def resolve_python(config: Config, project_root: Path) -> str:
-    """The interpreter that runs the project's pytest (config key ``python``).
+    return find_python(config, project_root)[0]
+
+
+def find_python(config: Config, project_root: Path) -> tuple[str, str]:
+    """(the interpreter that runs the project's pytest (config key ``python``).
 
     ``auto``: ``$VIRTUAL_ENV``, then ``<project_root>/.venv``, ``<project_root>/venv``, then
     the interpreter running tddgit. A path is taken relative to the project root; a bare
     name is looked up on PATH. The path is returned unresolved: resolving a venv's
-    ``bin/python`` symlink would step out of the venv.
+    ``bin/python`` symlink would step out of the venv.) and where it came from.
     """
     value = config.python
     if value != "auto":
-        return _configured_python(value, project_root)
-    candidates = [project_root / ".venv", project_root / "venv"]
+        return _configured_python(value, project_root), "python in the configuration"
+    candidates = [
+        (project_root / ".venv", "the project's .venv"),
+        (project_root / "venv", "the project's venv"),
+    ]
     venv = os.environ.get("VIRTUAL_ENV")
     if venv and not _framework_venv(venv):
-        candidates.insert(0, Path(venv))
-    for env_dir in candidates:
+        candidates.insert(0, (Path(venv), "$VIRTUAL_ENV"))
+    for env_dir, why in candidates:
         found = _venv_python(env_dir)
         if found is not None:
-            return str(found)
-    return sys.executable
+            return str(found), f"{why} (python = auto)"
+    return sys.executable, "the interpreter running tddgit (python = auto)"
+
+
+def pytest_argv(python: str) -> list[str]:
+    """How the gates start pytest (test paths and a private cache dir follow)."""
+    return [python, "-m", "pytest", "-p", PROBE_PLUGIN, "--continue-on-collection-errors"]
 
 
 def _framework_venv(venv: str) -> bool:
@@ -171,7 +183,7 @@ class PytestRunner:
         python = resolve_python(self.config, project_root)
         requested = tuple(dict.fromkeys(_normalise(t, root) for t in request.tests))
         args, absent = plan_args(root, requested)
-        base = [python, "-m", "pytest", "-p", PROBE_PLUGIN, "--continue-on-collection-errors"]
+        base = pytest_argv(python)
         if requested and not args:
             return self._nothing_to_run(base, root, requested, absent)
         with tempfile.TemporaryDirectory(prefix="tddgit-pytest-") as tmp:
