@@ -274,7 +274,7 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
         write(f"  {console.paint(r.rule, 'red')}: {r.message}")
         if r.detail:
             write(f"      {_short(r.detail, 300)}")
-    _render_findings(verdict, write)
+    render_findings(verdict, write)
     if verdict.evidence is not None:
         suite = verdict.evidence.suite
         parts = [
@@ -289,7 +289,7 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
         write("  nothing was committed; no file was changed.")
 
 
-def _render_findings(verdict: Verdict, write: Callable[[str], None]) -> None:
+def render_findings(verdict: Verdict, write: Callable[[str], None]) -> None:
     """Warnings the gate recorded in the evidence (e.g. yagni); those that refused the step
     are already shown as reasons."""
     if verdict.evidence is None:

@@ -127,7 +127,7 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
     can attach it as the note."""
     import sys
 
-    from tddgit.commands.phase import render_verdict
+    from tddgit.commands.phase import render_findings, render_verdict
     from tddgit.evidence import cache_put
     from tddgit.gates import run_gate
     from tddgit.snapshot import use_scratch_dir
@@ -135,14 +135,16 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
     note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
     with use_scratch_dir():
         verdict = run_gate(ctx.repo, config, phase)
+
+    def write(line: str) -> None:
+        sys.stderr.write(line + "\n")
+
     if verdict.holds:
         assert verdict.evidence is not None
         cache_put(ctx.repo, verdict.evidence)
         note(HOOK, f"{phase} holds; evidence stored (post-commit attaches it as a note)")
+        render_findings(verdict, write)  # its warnings (yagni ...), as `tddgit green` shows
         return
-
-    def write(line: str) -> None:
-        sys.stderr.write(line + "\n")
 
     render_verdict(verdict, write)
     first = verdict.reasons[0] if verdict.reasons else None
