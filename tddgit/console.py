@@ -65,14 +65,23 @@ def error_line(text: str) -> None:
 
 
 @contextmanager
-def progress(description: str, *, total: int | None = None) -> Iterator[Any]:
+def progress(description: str, *, total: int | None = None, lines: bool = False) -> Iterator[Any]:
     """A progress display on stderr for work that can take more than a second.
 
     Yields an object with ``advance(n=1)`` and ``update(description=...)``. Draws
-    nothing unless stderr is a terminal.
+    nothing unless stderr is a terminal; with ``lines``, elsewhere (a CI log, a pipe) the
+    latest description is written as a line every ``TDDGIT_PROGRESS_EVERY`` seconds
+    (default 5), the first after that long: a quick run writes nothing.
     """
-    if not sys.stderr.isatty() or os.environ.get("TDDGIT_NO_PROGRESS"):
+    if os.environ.get("TDDGIT_NO_PROGRESS"):
         yield _NullProgress()
+        return
+    if not sys.stderr.isatty():
+        if not lines:
+            yield _NullProgress()
+            return
+        with _LineProgress(description, _every()) as line:
+            yield line
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -86,6 +95,48 @@ def progress(description: str, *, total: int | None = None) -> Iterator[Any]:
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield _RichProgress(bar, task)
+
+
+def _every() -> float:
+    try:
+        return max(0.1, float(os.environ.get("TDDGIT_PROGRESS_EVERY", "5")))
+    except ValueError:
+        return 5.0
+
+
+class _LineProgress:
+    """The latest description as a line on stderr every ``every`` seconds (a thread)."""
+
+    def __init__(self, description: str, every: float) -> None:
+        import threading
+        import time
+
+        self._description = description
+        self._every = every
+        self._start = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="tddgit-progress", daemon=True)
+
+    def __enter__(self) -> _LineProgress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _tick(self) -> None:
+        import time
+
+        while not self._stop.wait(self._every):
+            elapsed = time.monotonic() - self._start
+            err(f"tddgit: {self._description} ({elapsed:.0f} s)")
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def update(self, description: str) -> None:
+        self._description = description
 
 
 class _NullProgress:

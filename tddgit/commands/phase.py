@@ -124,7 +124,7 @@ def _phase_command(phase: str) -> click.Command:
         a = app(ctx)
         repo, config = a.repo, a.config
         faults.point("phase.before-gate")
-        with console.progress(f"{phase} gate") as bar:
+        with console.progress(f"{phase} gate", lines=True) as bar:
             verdict = run_gate(repo, config, phase, tests, on_progress=bar.update)
         if not verdict.holds or no_commit or not as_json:
             _emit(verdict, as_json)

@@ -197,8 +197,23 @@ def execute(
             bytecode_cache=None if risky else repo.tddgit_dir / "pycache",
             cover=tuple(cover),
             on_start=on_start,
+            on_tests=_so_far(on_progress, f"{phase} gate: running {runner.name}"),
         )
         if on_progress:
             on_progress(f"{phase} gate: running {runner.name} on tree {change.tree[:10]}")
         result = runner.run(request)
     return result, notes
+
+
+def _so_far(
+    on_progress: Callable[[str], None] | None, doing: str
+) -> Callable[[int, int], None] | None:
+    """The progress line's counts of a running test suite: tests done, failed so far."""
+    if on_progress is None:
+        return None
+    show = on_progress
+
+    def tests(done: int, failed: int) -> None:
+        show(f"{doing}: {done} test{'' if done == 1 else 's'} done, {failed} failed")
+
+    return tests

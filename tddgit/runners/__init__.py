@@ -35,6 +35,8 @@ class RunRequest:
     # Files (relative to ``root``) whose line coverage the run should measure, for the green
     # gate's yagni check. Runners that cannot measure leave ``RunResult.coverage`` None.
     cover: tuple[str, ...] = ()
+    # Told (tests done, tests failed) as the run goes, by runners that know (pytest).
+    on_tests: Callable[[int, int], None] | None = None
 
 
 class Runner(Protocol):

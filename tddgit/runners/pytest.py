@@ -198,9 +198,12 @@ class PytestRunner:
             argv = [*base, "-o", f"cache_dir={Path(tmp, 'cache')}", *args]
             env = self._env(request, project_root, out, select)
             asked = _cover_request(request, Path(tmp, "cover.json"), env)
-            proc = run_command(
-                argv, root, timeout=request.timeout, env=env, on_start=request.on_start
-            )
+            from tddgit.runners.watch import follow_probe
+
+            with follow_probe(out, request.on_tests):
+                proc = run_command(
+                    argv, root, timeout=request.timeout, env=env, on_start=request.on_start
+                )
             from tddgit.runners.pycauses import read_probe
 
             log = read_probe(out)
