@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test lint typecheck pytest bench clean chromium
+.PHONY: all install demo test lint typecheck pytest bench clean chromium docs
 
 all: test
 
@@ -43,6 +43,10 @@ pytest: $(STAMP) chromium
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest
+
+# docs/cli.md is generated from the commands' help (tests/test_docs.py fails when stale).
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_cli_docs.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/gate_overhead.py

@@ -1,7 +1,11 @@
 """Write docs/cli.md from the Click commands themselves, so the reference cannot drift.
 
-python scripts/gen_cli_docs.py          # rewrite docs/cli.md
+python scripts/gen_cli_docs.py          # rewrite docs/cli.md (or: make docs)
 python scripts/gen_cli_docs.py --check  # exit 1 when docs/cli.md is stale
+
+Each command's help is made in a context built as Click builds it for a real call (the
+command's ``context_settings``: ``-h`` next to ``--help``, the width), so the page shows
+what ``tddgit CMD --help`` prints.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 INTRO = """\
 # CLI reference
 
-Generated from the commands' own help by `scripts/gen_cli_docs.py`; every command also
-answers `--help`.
+Generated from the commands' own help by `scripts/gen_cli_docs.py` (`make docs`); every
+command also answers `-h` / `--help`.
 
 Global options (before the command): `-C PATH` runs as if started in PATH (like `git -C`);
 `--debug` (or `TDDGIT_DEBUG=1`) shows tracebacks; `--version`. Colour only on a terminal
@@ -38,7 +42,7 @@ def _help(ctx: click.Context, cmd: click.Command) -> str:
 
 
 def _section(name: str, cmd: click.Command, parent: click.Context, level: int) -> list[str]:
-    ctx = click.Context(cmd, info_name=name, parent=parent)
+    ctx = click.Context(cmd, info_name=name, parent=parent, **cmd.context_settings)
     out = [f"{'#' * level} `{ctx.command_path}`", "", "```text", _help(ctx, cmd), "```", ""]
     if isinstance(cmd, click.Group):
         for sub in cmd.list_commands(ctx):
@@ -49,7 +53,7 @@ def _section(name: str, cmd: click.Command, parent: click.Context, level: int) -
 
 
 def render() -> str:
-    root = click.Context(cli, info_name="tddgit")
+    root = click.Context(cli, info_name="tddgit", **cli.context_settings)
     lines = [INTRO, "## `tddgit`", "", "```text", _help(root, cli), "```", ""]
     for name in COMMANDS:
         cmd = cli.get_command(root, name)
