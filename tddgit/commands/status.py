@@ -91,4 +91,6 @@ def _next(phase: str | None, red_open: bool, tests: bool, production: bool, stag
         if staged and production and not tests:
             return "a clean-up: `tddgit refactor`"
         return "`tddgit refactor`, or start the next cycle with a failing test and `tddgit red`"
+    if staged and tests and not production:
+        return "a test is staged: `tddgit red` checks that it fails for the right reason"
     return "write a failing test, stage it, then `tddgit red`"

@@ -52,3 +52,14 @@ def test_status_on_detached_head(repo: GitRepo) -> None:
     repo.git("checkout", "-q", "--detach")
     data = status(repo)
     assert data["branch"] == "(detached HEAD)"
+
+
+def test_status_in_a_fresh_repository_with_a_test_staged(repo: GitRepo) -> None:
+    repo.write(
+        "tests/test_calc.py", "import calc\n\n\ndef test_add():\n    assert calc.add(1, 1) == 2\n"
+    )
+    repo.add("tests/test_calc.py")
+    data = status(repo)
+    assert data["head"] is None and data["staged"]["test"] == ["tests/test_calc.py"]  # type: ignore[index]
+    assert "write a failing test" not in str(data["next"])
+    assert "`tddgit red`" in str(data["next"])
