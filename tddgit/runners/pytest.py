@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -210,7 +211,7 @@ class PytestRunner:
         if _pytest_missing(proc, log):
             raise RunnerError(
                 f"pytest is not installed for {python}",
-                f"run `{python} -m pip install pytest`, or set `python` in the configuration",
+                _install_advice(python, project_root),
             )
         from tddgit.runners.pycauses import Ending, Project, build_results, merge_coverage
 
@@ -290,6 +291,37 @@ def _cover_request(request: RunRequest, path: Path, env: dict[str, str]) -> dict
         path.write_text(json.dumps(sorted(asked)), encoding="utf-8")
         env["TDDGIT_PROBE_COVER"] = str(path)
     return asked
+
+
+# A project that manages its environment with a tool adds pytest with that tool.
+_PROJECT_TOOLS = (
+    ("uv.lock", "uv add --dev pytest"),
+    ("poetry.lock", "poetry add --group dev pytest"),
+    ("pdm.lock", "pdm add --dev pytest"),
+    ("Pipfile.lock", "pipenv install --dev pytest"),
+)
+
+
+def _install_advice(python: str, project_root: Path) -> str:
+    """How to get pytest into ``python``'s environment, in a way that works there."""
+    for lock, command in _PROJECT_TOOLS:
+        if (project_root / lock).is_file():
+            return f"run `{command}` (the project's tool), or set `python` in the configuration"
+    if _has_pip(python):
+        return f"run `{python} -m pip install pytest`, or set `python` in the configuration"
+    return (
+        f"it has no pip: run `{python} -m ensurepip`, then `{python} -m pip install pytest`; "
+        "or add pytest with the tool that made the environment; or set `python` in the "
+        "configuration"
+    )
+
+
+def _has_pip(python: str) -> bool:
+    try:
+        proc = subprocess.run([python, "-c", "import pip"], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0
 
 
 def _pytest_missing(proc: ProcResult, log: ProbeLog) -> bool:
