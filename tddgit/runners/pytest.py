@@ -65,16 +65,18 @@ def _venv_python(env_dir: Path) -> Path | None:
 
 
 def resolve_python(config: Config, project_root: Path) -> str:
+    """The interpreter that runs the project's pytest (see ``find_python``)."""
     return find_python(config, project_root)[0]
 
 
 def find_python(config: Config, project_root: Path) -> tuple[str, str]:
-    """(the interpreter that runs the project's pytest (config key ``python``).
+    """The interpreter that runs the project's pytest (config key ``python``), and where
+    it came from (``tddgit config`` shows it).
 
     ``auto``: ``$VIRTUAL_ENV``, then ``<project_root>/.venv``, ``<project_root>/venv``, then
     the interpreter running tddgit. A path is taken relative to the project root; a bare
     name is looked up on PATH. The path is returned unresolved: resolving a venv's
-    ``bin/python`` symlink would step out of the venv.) and where it came from.
+    ``bin/python`` symlink would step out of the venv.
     """
     value = config.python
     if value != "auto":
