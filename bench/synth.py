@@ -48,7 +48,7 @@ def ensure_repo(n: int, name: str = "synth") -> Path:
     tmp = CACHE / f".{name}-{n}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        _build(tmp, n, name, seed=hash_seed(name, n))
+        _build(tmp, n, hash_seed(name, n), name)
         if not (target / ".git" / _DONE).exists():  # another bench may have won the race
             shutil.rmtree(target, ignore_errors=True)  # a half-built leftover
             tmp.rename(target)
@@ -75,7 +75,7 @@ def _generator(name: str, seed: int) -> History | Shaped:
     return Shaped(SHAPES[name], seed)
 
 
-def _build(root: Path, n: int, name: str, seed: int) -> None:
+def _build(root: Path, n: int, seed: int, name: str = "synth") -> None:
     root.mkdir(parents=True)
     _git(root, "init", "-q", "-b", "main")
     proc = subprocess.Popen(
