@@ -39,7 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.compiled import CompileError, c_compiler, ensure_build, origins, read_spec  # noqa: E402
+from bench.shapes import SHAPES  # noqa: E402
 from bench.synth import ensure_repo  # noqa: E402
+
+ALL_SHAPES = ("synth", *SHAPES)
 
 RATIO_TARGET = 1.5
 DETECTORS_RATIO_TARGET = 3.0  # --detectors with a cold cache
@@ -111,9 +114,11 @@ def median(runs: list[Run]) -> Run:
     return Run(statistics.median(r.seconds for r in runs), max(r.max_rss_mib for r in runs))
 
 
-def bench_size(n: int, runs: int, use_audit: bool, builds: list[Build]) -> list[dict[str, float]]:
+def bench_size(
+    n: int, shape: str, runs: int, use_audit: bool, builds: list[Build]
+) -> list[dict[str, float]]:
     """One row per build, each against the same ``git log`` runs."""
-    repo = ensure_repo(n)
+    repo = ensure_repo(n, shape)
     _, cmd = tddgit_command(repo, use_audit)
     git_cmd = ["git", "log", "-z", "--name-status", "HEAD"]
     timed(git_cmd, repo)  # warm the page cache for both sides
@@ -124,10 +129,10 @@ def bench_size(n: int, runs: int, use_audit: bool, builds: list[Build]) -> list[
         for b in builds:
             ours[b.label].append(timed(cmd, repo, b))
     g = median(git_runs)
-    return [_row(n, b.label, g, median(ours[b.label])) for b in builds]
+    return [_row(n, shape, b.label, g, median(ours[b.label])) for b in builds]
 
 
-def _row(n: int, label: str, g: Run, t: Run) -> dict[str, float]:
+def _row(n: int, shape: str, label: str, g: Run, t: Run) -> dict[str, float]:
     row = {
         "n": n,
         "git_s": g.seconds,
@@ -139,7 +144,7 @@ def _row(n: int, label: str, g: Run, t: Run) -> dict[str, float]:
         "s_per_1k": t.seconds / (n / 1000),
     }
     print(
-        f"{n:>8} | {label:<17} | {g.seconds:7.2f} s | {t.seconds:7.2f} s | {row['ratio']:5.2f}x "
+        f"{shape:<10} | {n:>8} | {label:<17} | {g.seconds:7.2f} s | {t.seconds:7.2f} s | {row['ratio']:5.2f}x "
         f"{_mark(row['ratio'] <= RATIO_TARGET)} | {g.max_rss_mib:5.0f} MiB | "
         f"{t.max_rss_mib:5.0f} MiB {_mark(t.max_rss_mib <= RSS_TARGET_MIB)} | "
         f"{row['git_s_per_1k']:6.3f} | {row['s_per_1k']:6.3f}",
@@ -148,9 +153,9 @@ def _row(n: int, label: str, g: Run, t: Run) -> dict[str, float]:
     return row
 
 
-def bench_detectors(n: int, runs: int, git_s: float, build: Build) -> None:
+def bench_detectors(n: int, shape: str, runs: int, git_s: float, build: Build) -> None:
     """``--detectors`` with a cold cache (deleted before each run), then a warm one."""
-    repo = ensure_repo(n)
+    repo = ensure_repo(n, shape)
     _, cmd = tddgit_command(repo, True, detectors=True)
     cache = repo / CACHE_FILE
     cold, warm = [], []
@@ -163,7 +168,7 @@ def bench_detectors(n: int, runs: int, git_s: float, build: Build) -> None:
         ratio = result.seconds / git_s
         target = DETECTORS_RATIO_TARGET if label == "cold" else RATIO_TARGET
         print(
-            f"{n:>8} | {build.label:<17} | detectors, {label} cache: {result.seconds:6.2f} s | "
+            f"{shape:<10} | {n:>8} | {build.label:<17} | detectors, {label} cache: {result.seconds:6.2f} s | "
             f"{ratio:5.2f}x of git log (target {target}x) {_mark(ratio <= target)} | "
             f"{result.max_rss_mib:5.0f} MiB",
             flush=True,
@@ -209,6 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
+        "--shapes",
+        nargs="+",
+        choices=ALL_SHAPES,
+        default=list(ALL_SHAPES),
+        help="history shapes (bench/synth.py, bench/shapes.py); default all",
+    )
+    parser.add_argument(
         "--detectors",
         action="store_true",
         help="also time `tddgit audit --detectors` with a cold and a warm blob cache",
@@ -229,18 +241,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"targets: ratio <= {RATIO_TARGET}x, peak RSS <= {RSS_TARGET_MIB} MiB, s/1k flat")
     kinds = builds(not args.no_compiled)
     print(
-        " commits | build             | git log   | tddgit    | ratio      | git RSS   "
+        "shape      |  commits | build             | git log   | tddgit    | ratio      | git RSS   "
         "| tddgit RSS     | s/1k git | s/1k tddgit"
     )
-    sizes = [bench_size(n, args.runs, use_audit, kinds) for n in args.sizes]
-    if len(sizes) > 1:
-        for k, build in enumerate(kinds):
-            _flatness(build.label, sizes[0][k], sizes[-1][k])
-    if args.detectors and use_audit:
-        print("detectors (medians; the git log time is the row's above):")
-        for rows in sizes:
+    for shape in args.shapes:
+        sizes = [bench_size(n, shape, args.runs, use_audit, kinds) for n in args.sizes]
+        if len(sizes) > 1:
             for k, build in enumerate(kinds):
-                bench_detectors(int(rows[k]["n"]), args.runs, rows[k]["git_s"], build)
+                _flatness(f"{shape}, {build.label}", sizes[0][k], sizes[-1][k])
+        if args.detectors and use_audit:
+            print("detectors (medians; the git log time is the row's above):")
+            for rows in sizes:
+                for k, build in enumerate(kinds):
+                    n = int(rows[k]["n"])
+                    bench_detectors(n, shape, args.runs, rows[k]["git_s"], build)
     return 0
 
 

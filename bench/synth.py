@@ -28,6 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.shapes import SHAPES, Shaped
+
 CACHE = Path(__file__).resolve().parent / ".cache"
 START = 1_600_000_000  # first commit time (unix seconds)
 MAX_FUNCS = 6  # functions kept per module: files stay small however long the history
@@ -45,7 +48,7 @@ def ensure_repo(n: int, name: str = "synth") -> Path:
     tmp = CACHE / f".{name}-{n}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        _build(tmp, n, seed=hash_seed(name, n))
+        _build(tmp, n, hash_seed(name, n), name)
         if not (target / ".git" / _DONE).exists():  # another bench may have won the race
             shutil.rmtree(target, ignore_errors=True)  # a half-built leftover
             tmp.rename(target)
@@ -63,7 +66,16 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, env=env, stdout=subprocess.DEVNULL)
 
 
-def _build(root: Path, n: int, seed: int) -> None:
+def _generator(name: str, seed: int) -> History | Shaped:
+    """``synth`` (this module's TDD-kata-like history) or one of ``bench.shapes.SHAPES``."""
+    if name == "synth":
+        return History(seed)
+    if name not in SHAPES:
+        raise ValueError(f"unknown history shape {name!r}: synth, {', '.join(SHAPES)}")
+    return Shaped(SHAPES[name], seed)
+
+
+def _build(root: Path, n: int, seed: int, name: str = "synth") -> None:
     root.mkdir(parents=True)
     _git(root, "init", "-q", "-b", "main")
     proc = subprocess.Popen(
@@ -73,7 +85,7 @@ def _build(root: Path, n: int, seed: int) -> None:
     try:
         buf: list[bytes] = []
         size = 0
-        for piece in History(seed).stream(n):
+        for piece in _generator(name, seed).stream(n):
             buf.append(piece)
             size += len(piece)
             if size > 1 << 20:

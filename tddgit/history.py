@@ -590,12 +590,38 @@ def _split_trailers(raw: str, message: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def shallow_boundary(repo: Repo) -> tuple[str, ...]:
+    """The commits a shallow clone cut the history at (git shows them without parents,
+    though they have some), in the order of ``.git/shallow``."""
+    shallow = repo.common_dir / "shallow"
+    if not shallow.exists():
+        return ()
+    return tuple(ln.strip() for ln in shallow.read_text(errors="replace").splitlines() if ln)
+
+
+def touching(
+    repo: Repo,
+    revs: Sequence[str],
+    paths: Sequence[str],
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    author: str | None = None,
+) -> frozenset[str]:
+    """The ids of the commits ``git log REVS -- PATHS`` shows (git's history
+    simplification included)."""
+    args = ["rev-list", *_range_args(revs, since, until, author, paths)]
+    proc = repo.run(*args, env=clean_env(), check=False)
+    if proc.returncode != 0:
+        raise _log_error(repo, proc.returncode, proc.stderr.decode("utf-8", "replace"), revs)
+    return frozenset(proc.stdout.decode("ascii").split())
+
+
 def history_notes(repo: Repo) -> list[str]:
     """Facts about the repository that limit what its history can show (for reports)."""
     notes: list[str] = []
-    shallow = repo.common_dir / "shallow"
-    if shallow.exists():
-        cut = [ln.strip() for ln in shallow.read_text(errors="replace").splitlines() if ln]
+    cut = shallow_boundary(repo)
+    if cut:
         shown = ", ".join(c[:12] for c in cut[:3]) + (", ..." if len(cut) > 3 else "")
         notes.append(
             f"shallow clone: history before {shown} is cut "

@@ -65,7 +65,7 @@ def run_audit(
     from tddgit.audit.rules import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.evidence import NOTES_REF, read_all_notes
-    from tddgit.history import history_notes, open_history
+    from tddgit.history import history_notes, open_history, shallow_boundary, touching
     from tddgit.paths import Classifier
 
     rng = AuditRange(
@@ -79,6 +79,18 @@ def run_audit(
     if repo.head() is None and options.revs == ("HEAD",):
         notes = [*history_notes(repo), "the repository has no commits yet"]
         return _report(rng, [], [], [], [], notes, __version__)
+    # A path filter selects the commits reported; their phases, cycles and findings come
+    # from the whole lineage (a green's red is often in another file).
+    selected = None
+    if options.paths:
+        selected = touching(
+            repo,
+            options.revs,
+            options.paths,
+            since=options.since,
+            until=options.until,
+            author=options.author,
+        )
     # git starts first: what follows until the first read overlaps with its walk.
     with (
         open_history(
@@ -87,7 +99,6 @@ def run_audit(
             since=options.since,
             until=options.until,
             author=options.author,
-            paths=options.paths,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
         ) as commits,
@@ -101,7 +112,7 @@ def run_audit(
                 f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
             )
         spool = None
-        if options.prerender_json is not None and _spool_wanted(options):
+        if options.prerender_json is not None and selected is None and _spool_wanted(options):
             from tddgit.audit.report import commit_line
             from tddgit.audit.spool import Spool
 
@@ -110,7 +121,7 @@ def run_audit(
             Classifier.from_config(config),
             evidence,
             blobs,
-            follow_last=bool(options.paths),
+            boundary=frozenset(shallow_boundary(repo)),
             sink=spool,
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
@@ -123,7 +134,7 @@ def run_audit(
                 auditor.feed(commit)
                 if progress is not None and n % _PROGRESS_EVERY == 0:
                     progress.advance(_PROGRESS_EVERY)
-            if options.prerender_json is not None and spool is None:
+            if options.prerender_json is not None and spool is None and selected is None:
                 from tddgit.audit import prerender
 
                 # The records are final: a child encodes the commits array while this
@@ -144,7 +155,7 @@ def run_audit(
                         ("episodes", auditor.episodes),
                     )
                     prerender.start(arrays, spool.encoding, spool.errors)
-            report = _pass_report(rng, auditor, findings, cycles, notes)
+            report = _pass_report(rng, auditor, findings, cycles, notes, selected)
         finally:
             if was_enabled:
                 gc.enable()
@@ -152,7 +163,7 @@ def run_audit(
         keep_until_exit(auditor)
     if options.post_checks:
         extra = [f for check in options.post_checks for f in check(report)]
-        report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes)
+        report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
 
 
@@ -187,13 +198,29 @@ def _pass_report(
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     notes: Sequence[str],
+    selected: frozenset[str] | None = None,
 ) -> AuditReport:
-    """The report of a finished pass (its records, episodes, index and counts)."""
+    """The report of a finished pass (its records, episodes, index and counts); with
+    ``selected`` (a path filter's commits), of those commits only."""
     from tddgit import __version__
 
     records, episodes = auditor.records, auditor.episodes
-    positions, tally = auditor.positions(), auditor.tally()
-    return _report(rng, records, findings, cycles, episodes, notes, __version__, positions, tally)
+    if selected is None:
+        positions, tally = auditor.positions(), auditor.tally()
+        return _report(
+            rng, records, findings, cycles, episodes, notes, __version__, positions, tally
+        )
+    records = [r for r in records if r.sha in selected]
+    shown = {r.cycle for r in records if r.cycle is not None}
+    return _report(
+        rng,
+        records,
+        [f for f in findings if f.commit in selected],
+        [c for c in cycles if c.id in shown],
+        [e for e in episodes if e.first in selected or e.last in selected],
+        notes,
+        __version__,
+    )
 
 
 def _report(

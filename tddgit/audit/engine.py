@@ -56,7 +56,7 @@ class Auditor:
         notes: Mapping[str, Evidence | EvidenceError],
         blobs: BlobReader,
         *,
-        follow_last: bool = False,
+        boundary: frozenset[str] = frozenset(),
         sink: RecordSink | None = None,
     ) -> None:
         self._classifier = classifier
@@ -70,10 +70,9 @@ class Auditor:
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
         self._checks_by: dict[tuple[str | None, bool], tuple[Check, ...]] = {}
         self._tests_after = TestAfterIndex()
-        # With a path filter git drops commits, so a parent may be missing: follow the last
-        # state read instead of starting over.
-        self._follow_last = follow_last
-        self._last = ROOT
+        # A shallow clone's boundary commits: git shows them without their parents, so
+        # what they change is not known and they are not judged.
+        self._boundary = boundary
         self.records: list[CommitRecord] = []
         self._index: dict[str, int] = {}  # sha -> position in records
         self._found_at: list[int] = []  # the position of each finding's commit
@@ -97,7 +96,13 @@ class Auditor:
         before = self._before(c)
         if len(c.parents) > 1:
             self._record(c, c.subject, None, "none", None, "merge", (), None, None)
-            self._states[c.sha] = self._last = before
+            self._states[c.sha] = before
+            return
+        if not c.parents and self._boundary and c.sha in self._boundary:
+            self._record(
+                replace(c, files=()), c.subject, None, "none", None, "boundary", (), None, None
+            )
+            self._states[c.sha] = ROOT
             return
         files = c.files
         tests: tuple[FileChange, ...] = ()
@@ -153,7 +158,7 @@ class Auditor:
         cycle = None if phase is None else self._cycle_of(c.sha, phase, before, after)
         kind = _kind_of(kinds, tests, prods)
         self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
-        self._states[c.sha] = self._last = after
+        self._states[c.sha] = after
         if stubs.settled:  # a batch of stub candidates was judged during this commit
             at = self._index
             found.extend(stubs.settled)
@@ -175,10 +180,7 @@ class Auditor:
     def _before(self, c: Commit) -> State:
         if not c.parents:
             return ROOT
-        state = self._states.get(c.parents[0])
-        if state is None:
-            return self._last if self._follow_last else ROOT
-        return state
+        return self._states.get(c.parents[0], ROOT)
 
     def _kind(self, path: str) -> str:
         kind = self._kinds.get(path)

@@ -90,6 +90,9 @@ def conformance(
 
 # What the counts need of a commit; few distinct values, so counted in C, then summed.
 _KEY = attrgetter("author_email", "phase", "phase_source", "attempt", "kind")
+# Merges (the engine gives merges, and only merges, this kind) and a shallow clone's
+# boundary commits (what they change is not known) are no steps.
+_NOT_STEPS = frozenset({"merge", "boundary"})
 _CODE_KINDS = frozenset({"test", "production", "mixed"})  # CommitRecord.changes_code
 _STATUS = attrgetter("status")
 _TIME_IN_RED = attrgetter("time_in_red")
@@ -145,7 +148,7 @@ class _Counts:
         """``n`` commits that share ``key`` (see ``_KEY``)."""
         _, phase, source, attempt, kind = key
         self.records += n
-        if kind == "merge":  # the engine gives merges, and only merges, this kind
+        if kind in _NOT_STEPS:
             return
         self.steps += n
         self.phases[phase or "none"] += n

@@ -18,7 +18,7 @@ SCHEMA = "tddgit.audit/1"
 PHASES = ("red", "green", "refactor")
 SOURCES = ("trailer", "message", "files", "none")
 # What a commit's files say (the `kind` field).
-KINDS = ("test", "production", "mixed", "other", "empty", "merge")
+KINDS = ("test", "production", "mixed", "other", "empty", "merge", "boundary")
 # Commits that are tries rather than steps: TCR's own commits and reverted work.
 ATTEMPTS = ("tcr-pass", "tcr-fail", "tcr-revert", "revert", "undone")
 SEVERITIES = ("error", "warning", "note")

@@ -154,3 +154,22 @@ def test_help_has_examples(repo):
     out = repo.tddgit("audit", "--help", check=True).stdout
     assert "--fail-on RULE[,RULE]" in out
     assert "tddgit audit main..HEAD --format markdown" in out
+
+
+def test_path_filter_keeps_the_lineage_of_the_commits_it_shows(history):
+    # `tddgit audit HEAD -- calc.py`: the green's red touched only the test file.
+    doc = json.loads(history.tddgit("audit", "HEAD", "--json", "--", "calc.py", check=True).stdout)
+    assert [(c["subject"], c["phase"]) for c in doc["commits"]] == [
+        ("make it pass", "green"),
+        ("Refactoring: tidy | pipes", "refactor"),
+    ]
+    assert [f["rule"] for f in doc["findings"]] == ["missing-evidence"]
+    assert [c["status"] for c in doc["cycles"]] == ["complete"]
+
+
+def test_shallow_boundary_is_not_judged(history, tmp_path):
+    clone = tmp_path / "shallow"
+    history.git("clone", "-q", "--depth", "1", f"file://{history.root}", str(clone))
+    doc = json.loads(history.tddgit("-C", str(clone), "audit", "--json", check=True).stdout)
+    assert [(c["kind"], c["phase"], c["files"]) for c in doc["commits"]] == [("boundary", None, [])]
+    assert doc["findings"] == []

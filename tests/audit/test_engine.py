@@ -365,3 +365,41 @@ def test_metrics_per_author(repo, author):
     assert authors[email]["commits"] == 1
     assert authors[email]["cycles"]["total"] == 1
     assert authors["tess@example.com"]["episodes"]["test-first"] == 1
+
+
+def test_path_filter_reports_its_commits_judged_on_the_whole_lineage(repo):
+    # A perfect kata: every green follows its red on the lineage. Filtered to the
+    # production file, the reds are not shown, but they still open each cycle.
+    s = Steps(repo)
+    for i in range(3):
+        s.commit(f"red: case {i}", {"test_roman.py": f"def test_{i}():\n    assert {i}\n"})
+        s.commit(f"green: case {i}", {"roman.py": f"N = {i}\n"})
+        s.commit(f"refactor: case {i}", {"roman.py": f"N = {i} + 0\n"})
+    whole = audit(repo)
+    only = audit(repo, paths=("roman.py",))
+    assert phases(only) == [
+        (f"{step}: case {i}", step, "message") for i in range(3) for step in ("green", "refactor")
+    ]
+    assert only.findings == whole.findings == []
+    assert [c.status for c in only.cycles] == ["complete"] * 3
+    assert [c.cycle for c in only.commits] == [0, 0, 1, 1, 2, 2]
+    assert only.metrics["conformance"] == whole.metrics["conformance"]
+
+
+def test_shallow_boundary_commit_is_not_judged(repo, tmp_path):
+    s = Steps(repo)
+    s.commit("add widget", {"src/widget.py": "def size():\n    return 3\n"})
+    s.commit("more widget", {"src/widget.py": "def size():\n    return 4\n"})
+    s.commit("docs", {"README.md": "x\n"})
+    clone = tmp_path / "shallow"
+    repo.git("clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone))
+    report = audit(clone)
+    boundary, docs = report.commits
+    assert (boundary.subject, boundary.kind, boundary.phase, boundary.files) == (
+        "more widget",
+        "boundary",
+        None,
+        (),
+    )
+    assert docs.kind == "other"
+    assert report.findings == []
