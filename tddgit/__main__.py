@@ -14,6 +14,13 @@ def main(argv: list[str] | None = None) -> int:
         code = fast_path(args[1:])
         if code is not None:
             return code
+    if len(args) > 2 and args[0] == "agent" and args[1] == "hook":
+        # The agent guard's hooks run on every edit an agent makes: no click either.
+        from tddgit.guard.dispatch import fast_path as guard_fast_path
+
+        code = guard_fast_path(args[2:])
+        if code is not None:
+            return code
     from tddgit.cli import run
 
     return run(args)

@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("tddgit.commands.hook", "hook"),
     "config": ("tddgit.commands.config", "config"),
     "demo": ("tddgit.commands.demo", "demo"),
+    "agent": ("tddgit.commands.agent", "agent"),
 }
 
 

@@ -119,7 +119,7 @@ def _internal_error(
 
         traceback.print_exc()
     what = f"{type(exc).__name__}: {exc}"
-    logged = _log_error(ctx, name, what, policy)
+    logged = log_error(ctx, name, what, policy)
     if policy == "block":
         from tddgit import console
 
@@ -140,7 +140,7 @@ def _internal_error(
     return 0
 
 
-def _log_error(ctx: HookContext | None, name: str, what: str, policy: str) -> Path | None:
+def log_error(ctx: HookContext | None, name: str, what: str, policy: str) -> Path | None:
     """Append the crash to ``<common git dir>/tddgit/hook-errors.log`` (JSON lines) so the
     audit can tell which commits went through unchecked."""
     if ctx is None:

@@ -1,0 +1,68 @@
+"""The agent-neutral records: one hook event in, one decision out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# What a hook event asks, whatever the agent calls it.
+PRE_WRITE = "pre-write"
+POST_WRITE = "post-write"
+STOP = "stop"
+SESSION_START = "session-start"
+OTHER = "other"  # an event the guard has nothing to say about
+
+# What the guard answers.
+ALLOW = "allow"
+DENY = "deny"  # a write refused before it happens
+REVERT = "revert"  # a write undone after it happened
+BLOCK = "block"  # a stop refused: the agent goes on working
+CONTEXT = "context"  # session start: text for the agent
+
+
+@dataclass(frozen=True)
+class Write:
+    """One file a tool is about to write (or has written): ``path`` as the agent gave it."""
+
+    path: str
+    action: str = "update"  # add | update | delete
+
+
+@dataclass(frozen=True)
+class Event:
+    agent: str
+    kind: str
+    native: str  # the agent's own event name
+    session: str
+    cwd: str | None = None
+    tool: str = ""
+    writes: tuple[Write, ...] = ()
+    stop_hook_active: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    rule: str
+    reason: str = ""
+    # a line for the person watching (a fail-open warning, a measurement that could not be
+    # made); it never changes the verdict
+    warning: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.verdict, "rule": self.rule, "reason": self.reason}
+        if self.warning:
+            out["warning"] = self.warning
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the hook process says back to the agent."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0

@@ -1,0 +1,104 @@
+"""Each file's content just before an agent writes it, kept per agent session, so the
+post-write check can put it back exactly (bytes and mode, or absent).
+
+Kept under ``<common git dir>/tddgit/guard/<session key>/``; parallel sessions never share
+a directory. A snapshot is taken only when the post-write check will need it (a production
+write outside an open red) and removed once the check has used it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tddgit.git import Repo
+
+ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    path: str  # repo-relative
+    content: bytes | None  # None: the file did not exist
+    mode: int | None
+
+
+def session_dir(repo: Repo, session: str) -> Path:
+    key = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return repo.tddgit_dir / "guard" / key
+
+
+def _base(repo: Repo, session: str, rel: str) -> Path:
+    return (
+        session_dir(repo, session)
+        / hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    )
+
+
+def take(repo: Repo, session: str, rel: str) -> None:
+    """Record ``rel`` as it is now (written atomically: readers see all of it or none)."""
+    target = repo.root / rel
+    try:
+        content: bytes | None = target.read_bytes()
+        mode: int | None = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        content, mode = None, None
+    base = _base(repo, session, rel)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"path": rel, "exists": content is not None, "mode": mode}
+    _atomic(base.with_suffix(".blob"), content or b"")
+    _atomic(base.with_suffix(".json"), json.dumps(meta).encode())
+
+
+def load(repo: Repo, session: str, rel: str) -> Snapshot | None:
+    base = _base(repo, session, rel)
+    try:
+        meta = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+        data = base.with_suffix(".blob").read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("path") != rel:
+        return None
+    exists = bool(meta.get("exists"))
+    mode = meta.get("mode")
+    return Snapshot(rel, data if exists else None, mode if isinstance(mode, int) else None)
+
+
+def drop(repo: Repo, session: str, rel: str) -> None:
+    base = _base(repo, session, rel)
+    for suffix in (".json", ".blob"):
+        with contextlib.suppress(OSError):
+            base.with_suffix(suffix).unlink()
+    with contextlib.suppress(OSError):
+        session_dir(repo, session).rmdir()  # only when empty
+
+
+def restore(repo: Repo, snap: Snapshot) -> None:
+    """Put the file back exactly as the snapshot holds it."""
+    target = repo.root / snap.path
+    if snap.content is None:
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _atomic(target, snap.content, snap.mode)
+
+
+def _atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    import tempfile  # lazily: most pre-write hooks take no snapshot
+
+    fd, tmp = tempfile.mkstemp(prefix=".tddgit-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
