@@ -154,6 +154,8 @@ def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:
             result = Decision(ALLOW, "implementing")
             continue
         snap = snapshots.load(facts.repo, event.session, rel)
+        if snap is None and dry_run:
+            snap = snapshots.staged(facts.repo, rel)  # `agent check`: against the index
         if snap is None:
             warnings.append(
                 f"{rel} was written with no snapshot from before the write (was the "

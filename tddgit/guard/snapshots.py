@@ -68,6 +68,13 @@ def load(repo: Repo, session: str, rel: str) -> Snapshot | None:
     return Snapshot(rel, data if exists else None, mode if isinstance(mode, int) else None)
 
 
+def staged(repo: Repo, rel: str) -> Snapshot:
+    """The file as the index holds it (absent when it is not staged): what ``tddgit agent
+    check`` compares a write with, having no snapshot of its own."""
+    proc = repo.run("cat-file", "blob", f":{rel}", check=False)
+    return Snapshot(rel, proc.stdout if proc.returncode == 0 else None, None)
+
+
 def drop(repo: Repo, session: str, rel: str) -> None:
     base = _base(repo, session, rel)
     for suffix in (".json", ".blob"):

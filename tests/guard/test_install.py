@@ -1,0 +1,135 @@
+"""install/uninstall merge with the user's configuration and leave it as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import GitRepo
+from tests.guard.conftest import installed_commands
+
+USER_CONFIG: dict[str, tuple[str, dict[str, Any]]] = {
+    "claude-code": (
+        ".claude/settings.json",
+        {
+            "model": "opus",
+            "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Bash(tee:*)", "Read(.env)"]},
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [{"type": "command", "command": "./audit-bash.sh"}],
+                    },
+                    {
+                        "matcher": "Write|Edit",
+                        "hooks": [{"type": "command", "command": "prettier"}],
+                    },
+                ],
+                "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+            },
+        },
+    ),
+    "codex": (
+        ".codex/hooks.json",
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+                ]
+            }
+        },
+    ),
+    "gemini": (
+        ".gemini/settings.json",
+        {
+            "theme": "GitHub",
+            "hooks": {
+                "AfterTool": [
+                    {"matcher": "write_file", "hooks": [{"type": "command", "command": "fmt"}]}
+                ]
+            },
+        },
+    ),
+    "cursor": (
+        ".cursor/hooks.json",
+        {
+            "version": 1,
+            "hooks": {
+                "afterFileEdit": [{"command": "./format.sh"}],
+                "stop": [{"command": "./done.sh"}],
+            },
+        },
+    ),
+}
+
+
+@pytest.fixture
+def project(repo: GitRepo) -> GitRepo:
+    repo.write("README.md", "x\n")
+    repo.commit("start")
+    return repo
+
+
+@pytest.mark.parametrize("agent", list(USER_CONFIG))
+def test_install_then_uninstall_leaves_the_users_configuration_as_it_was(
+    project: GitRepo, agent: str
+) -> None:
+    rel, theirs = USER_CONFIG[agent]
+    path = project.root / rel
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(theirs, indent=4))
+    project.tddgit("agent", "install", agent, check=True)
+    merged = json.loads(path.read_text())
+    assert set(installed_commands(project, agent).values()) == {f"tddgit agent hook {agent}"}
+    for event, entries in theirs["hooks"].items():  # every user hook is still there, in order
+        assert merged["hooks"][event][: len(entries)] == entries
+    project.tddgit("agent", "install", agent, check=True)  # idempotent
+    assert json.loads(path.read_text()) == merged
+    project.tddgit("agent", "uninstall", agent, check=True)
+    assert json.loads(path.read_text()) == theirs
+
+
+@pytest.mark.parametrize("agent", list(USER_CONFIG))
+def test_uninstall_removes_a_file_install_created(project: GitRepo, agent: str) -> None:
+    path = project.root / USER_CONFIG[agent][0]
+    out = project.tddgit("agent", "install", agent, check=True).stdout
+    assert str(path) in out
+    assert path.exists()
+    project.tddgit("agent", "uninstall", agent, check=True)
+    assert not path.exists() and not path.parent.exists()
+
+
+def test_claude_code_gets_deny_rules_for_shell_writes_and_keeps_the_users(project: GitRepo) -> None:
+    project.tddgit("agent", "install", "claude-code", check=True)
+    settings = json.loads((project.root / ".claude/settings.json").read_text())
+    deny = settings["permissions"]["deny"]
+    assert "Bash(sed -i:*)" in deny and "Bash(tee:*)" in deny
+    hooks = settings["hooks"]
+    assert hooks["PreToolUse"][0]["matcher"] == "Write|Edit"
+    assert hooks["PostToolUse"][0]["matcher"] == "Write|Edit"
+    assert set(hooks) == {"PreToolUse", "PostToolUse", "Stop", "SessionStart"}
+
+
+def test_user_scope_writes_to_the_home_directory(project: GitRepo) -> None:
+    home = Path.home()
+    project.tddgit("agent", "install", "cursor", "--user", check=True)
+    data = json.loads((home / ".cursor/hooks.json").read_text())
+    assert (
+        data["version"] == 1
+        and data["hooks"]["preToolUse"][0]["command"] == "tddgit agent hook cursor"
+    )
+    project.tddgit("agent", "uninstall", "cursor", "--user", check=True)
+    assert not (home / ".cursor/hooks.json").exists()
+
+
+def test_a_configuration_that_is_not_json_is_refused_and_left_alone(project: GitRepo) -> None:
+    path = project.root / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text("{ not json")
+    proc = project.tddgit("agent", "install", "claude-code")
+    assert proc.returncode == 2
+    assert "is not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+    assert path.read_text() == "{ not json"
