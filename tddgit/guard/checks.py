@@ -14,7 +14,7 @@ from tddgit.guard.facts import Facts
 from tddgit.guard.model import Decision
 from tddgit.guard.rules import after_write, before_stop
 from tddgit.guard.snapshots import Snapshot
-from tddgit.model import OK_OUTCOMES, RunResult
+from tddgit.model import OK_OUTCOMES, RunResult, TestResult
 
 
 class CheckFault(Exception):
@@ -69,16 +69,14 @@ def run_tests(facts: Facts, tests: Sequence[str], cover: Sequence[str] = ()) -> 
     return result
 
 
-def broken(result: RunResult, skip: frozenset[str] = frozenset()) -> list[str]:
-    """'<id> (<outcome>, <cause>)' of every test that neither passed nor was skipped on
-    purpose, leaving out ``skip`` (an open red's targets, or the files they live in)."""
-    out = []
-    for t in result.tests:
-        if t.outcome in OK_OUTCOMES or t.id in skip or (t.file and t.file in skip):
-            continue
-        why = t.outcome.value + (f", {t.cause.value}" if t.cause else "")
-        out.append(f"{t.id} ({why})")
-    return out
+def broken(result: RunResult, skip: frozenset[str] = frozenset()) -> list[TestResult]:
+    """Every test that neither passed nor was skipped on purpose, leaving out ``skip`` (an
+    open red's targets)."""
+    return [t for t in result.tests if t.outcome not in OK_OUTCOMES and t.id not in skip]
+
+
+def describe(t: TestResult) -> str:
+    return f"{t.id} ({t.outcome.value}" + (f", {t.cause.value})" if t.cause else ")")
 
 
 def check_write(facts: Facts, snap: Snapshot) -> Decision:
@@ -89,7 +87,7 @@ def check_write(facts: Facts, snap: Snapshot) -> Decision:
     tests = affected_tests(facts, rel)
     python = rel.endswith(".py") and new is not None
     result = run_tests(facts, tests, cover=(rel,) if python else ())
-    failing = broken(result)
+    failing = [describe(t) for t in broken(result)]
     untested: list[int] = []
     note = ""
     if not failing and python and new is not None:
@@ -122,17 +120,23 @@ def _untested(rel: str, old: bytes | None, new: bytes, cov: object) -> list[int]
 
 
 def check_stop(facts: Facts, stop_hook_active: bool) -> Decision:
-    """Run the whole suite; non-target tests that fail or are amber block the stop."""
+    """Run the whole suite; tests that fail or are amber block the stop, unless they are an
+    open red's targets; the targets of a red judged but not committed ask for the commit."""
     if stop_hook_active:
-        return before_stop(True, False, [])
-    skip: set[str] = set()
-    if facts.open_red:
-        skip = set(_open_red_targets(facts))
+        return before_stop(True, [], [])
+    skip = frozenset(_open_red_targets(facts)) if facts.open_red else frozenset()
     result = run_tests(facts, ())
     if result.coarse and result.exit_code != 0 and not skip:
-        return before_stop(False, False, [f"the test command failed (exit {result.exit_code})"])
-    bad = broken(result, frozenset(skip))
-    return before_stop(False, not facts.open_red and facts.uncommitted_red, bad)
+        return before_stop(False, [], [f"the test command failed (exit {result.exit_code})"])
+    bad = broken(result, skip)
+    pending = set(facts.index_red.target_ids) if facts.index_red is not None else set()
+    if facts.index_red is not None and not bad:
+        return before_stop(False, sorted(pending), [])
+    return before_stop(
+        False,
+        [describe(t) for t in bad if t.id in pending],
+        [describe(t) for t in bad if t.id not in pending],
+    )
 
 
 def _open_red_targets(facts: Facts) -> list[str]:

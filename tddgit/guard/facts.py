@@ -9,10 +9,14 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.lineage import State, state_at
+
+if TYPE_CHECKING:
+    from tddgit.evidence import Evidence
 
 
 class Facts:
@@ -34,14 +38,18 @@ class Facts:
         return bool(self.state.open_reds)
 
     @cached_property
-    def uncommitted_red(self) -> bool:
-        """Red evidence exists for the index on top of HEAD (``tddgit red --no-commit``)."""
+    def index_red(self) -> Evidence | None:
+        """Red evidence for the index on top of HEAD (``tddgit red --no-commit``)."""
         from tddgit.evidence import cache_get
         from tddgit.hooks.context import HookContext, index_tree
 
         tree = index_tree(HookContext(self.repo, self.head))
         ev = cache_get(self.repo, tree, "red")
-        return ev is not None and ev.parent == self.head
+        return ev if ev is not None and ev.parent == self.head else None
+
+    @property
+    def uncommitted_red(self) -> bool:
+        return self.index_red is not None
 
     @cached_property
     def red_target_files(self) -> frozenset[str]:

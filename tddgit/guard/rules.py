@@ -140,9 +140,7 @@ def after_write(path: str, failing: Sequence[str], untested: Sequence[int]) -> D
     """The post-write verdict from the affected tests' outcomes and the added lines'
     coverage (``failing``: '<test id> (<cause>)' lines; ``untested``: line numbers)."""
     if failing:
-        shown = "; ".join(failing[:5]) + (
-            f"; and {len(failing) - 5} more" if len(failing) > 5 else ""
-        )
+        shown = _some(failing)
         return decide(
             "write-breaks-tests",
             f"your write to {path} was undone: with it, {shown}. No red is open, so a "
@@ -174,26 +172,35 @@ def _lines(numbers: Sequence[int]) -> str:
     return f"{word} {', '.join(spans)}"
 
 
-def before_stop(stop_hook_active: bool, uncommitted_red: bool, broken: Sequence[str]) -> Decision:
-    """May the agent stop? ``broken``: non-target tests that fail or are amber."""
+def before_stop(
+    stop_hook_active: bool, uncommitted: Sequence[str], broken: Sequence[str]
+) -> Decision:
+    """May the agent stop? ``broken``: tests that fail or are amber and are no open red's
+    targets; ``uncommitted``: the targets of a red judged for the index but not committed."""
     if stop_hook_active:
         return decide("stop-loop-guard")
     if broken:
-        shown = "; ".join(broken[:5]) + (f"; and {len(broken) - 5} more" if len(broken) > 5 else "")
         return decide(
             "stop-with-failing-tests",
-            f"do not stop yet: {shown}. These tests are not the targets of an open red. "
-            "Next step: make them pass; if one is a new failing test, commit it with "
+            f"do not stop yet: {_some(broken)}. These tests are not the targets of an open "
+            "red. Next step: make them pass; if one is a new failing test, commit it with "
             "`tddgit red` first",
             broken=list(broken),
         )
-    if uncommitted_red:
+    if uncommitted:
         return decide(
             "red-not-committed",
-            "do not stop yet: the failing test was judged red (`tddgit red --no-commit`) but "
-            "is not committed. Next step: commit it with `tddgit red` (or `git commit`)",
+            f"do not stop yet: the red for {_some(uncommitted)} was judged "
+            "(`tddgit red --no-commit`) but not committed, so the failing test is not in the "
+            "history. Next step: commit it with `tddgit red` (or `git commit`)",
+            targets=list(uncommitted),
         )
     return decide("stop-ok")
+
+
+def _some(items: Sequence[str]) -> str:
+    more = f"; and {len(items) - 5} more" if len(items) > 5 else ""
+    return "; ".join(items[:5]) + more
 
 
 RULES_TEXT = (

@@ -167,7 +167,11 @@ def test_stop_with_a_red_judged_but_not_committed_is_blocked(at) -> None:  # typ
     repo.tddgit("red", "--no-commit", check=True)
     # the new failing test is the red's target but the red is not committed: not a stop
     out = reply(fire(repo, "claude-code", stop(repo)))
-    assert "tests/test_mul.py::test_mul" in out["reason"]
+    assert "[red-not-committed]" in out["reason"]
+    assert "tests/test_mul.py::test_mul (failed, not-implemented)" in out["reason"]
+    assert "`tddgit red`" in out["reason"]
+    repo.tddgit("red", "-m", "multiply", check=True)
+    assert fire(repo, "claude-code", stop(repo)).stdout == ""
 
 
 def test_session_start_tells_the_state_and_the_rules(at) -> None:  # type: ignore[no-untyped-def]
