@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/gate_overhead.py
 	$(BIN)/python bench/hook_latency.py
 	$(BIN)/python bench/audit_throughput.py
+	$(BIN)/python bench/guard_latency.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

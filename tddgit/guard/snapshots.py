@@ -96,10 +96,11 @@ def restore(repo: Repo, snap: Snapshot) -> None:
 
 
 def _atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    import tempfile  # lazily: most pre-write hooks take no snapshot
-
-    fd, tmp = tempfile.mkstemp(prefix=".tddgit-", dir=path.parent)
+    # a name of our own rather than tempfile's (its import costs the pre-write hook time);
+    # the pid keeps parallel hooks apart
+    tmp = path.with_name(f".tddgit-{os.getpid()}-{path.name}")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         if mode is not None:

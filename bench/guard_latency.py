@@ -1,0 +1,196 @@
+"""Agent guard latency (PRODUCT.md §11): the pre-write hook on a 10k-commit repository, and
+the post-write check against running the affected tests alone.
+
+On a clone of the synthetic 10k-commit history (``bench.synth.ensure_repo``), with a small
+module and its test file committed as a ``GSD-Phase: green`` step (so production writes
+are refactor candidates: the pre-write hook reads the lineage state and takes a snapshot),
+times interleaved over several runs:
+
+- ``tddgit agent hook claude-code`` on a ``PreToolUse`` event for the production file
+  (allowed as a refactor candidate: lineage state, classification, snapshot),
+- the same on a test file (allowed at once),
+- ``python -c pass`` (the interpreter's own start-up, for scale),
+- ``tddgit agent hook claude-code`` on the ``PostToolUse`` event after a refactor that keeps
+  the tests green (the affected test file run with coverage, the added lines judged; the
+  write is kept), each run after an untimed pre-write so a snapshot exists,
+- ``python -m pytest -q`` on the affected test file alone (the same interpreter).
+
+Prints medians, minimum and maximum (the spread shows how noisy the machine was) and the
+load average before and after. Targets: pre-write median <= 100 ms; post-write <= 1.5x the
+affected tests alone.
+
+    python bench/guard_latency.py [--commits 10000] [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(HERE.parent))
+
+from bench.hook_latency import _env, _git  # noqa: E402
+from bench.synth import ensure_repo  # noqa: E402
+
+MODULE = "guardbench/money.py"
+TEST = "tests/test_guardbench_money.py"
+SOURCE = '''\
+"""Amounts of money in cents."""
+
+
+def parse(text):
+    units, _, cents = text.partition(".")
+    return int(units) * 100 + int((cents + "00")[:2])
+
+
+def show(amount):
+    return f"{amount // 100}.{amount % 100:02d}"
+'''
+# Two refactors that keep every test green and add only executed lines.
+REFACTORS = (
+    SOURCE.replace("    units, _, cents", "    text = text.strip()\n    units, _, cents"),
+    SOURCE.replace('f"{amount // 100}', 'f"{int(amount) // 100}'),
+)
+TESTS = "".join(
+    f"""
+def test_parse_{i}():
+    assert money.parse("{i}.5") == {i * 100 + 50}
+    assert money.show({i * 100 + 5}) == "{i}.05"
+"""
+    for i in range(40)
+)
+
+
+def prepare(commits: int) -> Path:
+    history = ensure_repo(commits)
+    work = CACHE / f"guard-work-{commits}"
+    shutil.rmtree(work, ignore_errors=True)
+    _git(CACHE, "clone", "-q", "--shared", str(history), str(work))
+    (work / "guardbench").mkdir()
+    (work / "guardbench" / "__init__.py").write_text("")
+    (work / MODULE).write_text(SOURCE)
+    # the project's own pytest section: else pytest would take this checkout's for the rootdir
+    with (work / "pyproject.toml").open("a") as fh:
+        fh.write('\n[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (work / TEST).parent.mkdir(exist_ok=True)
+    (work / TEST).write_text("from guardbench import money\n" + TESTS)
+    _git(work, "add", "guardbench", "pyproject.toml", TEST)
+    _git(work, "commit", "-q", "-m", "money: parse and show\n\nGSD-Phase: green")
+    subprocess.run([str(BIN / "tddgit"), "status"], cwd=work, capture_output=True, env=_env())
+    return work
+
+
+def payload(work: Path, event: str, path: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench-session",
+            "transcript_path": str(work / ".transcript"),
+            "cwd": str(work),
+            "hook_event_name": event,
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(work / path), "old_string": "a", "new_string": "b"},
+        }
+    ).encode()
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], cwd: Path, stdin: bytes = b"") -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the process and the children it waited for, stdout);
+    the CPU time does not grow when other processes compete for the cores."""
+    cpu0 = _children_cpu()
+    started = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, env=_env())
+    elapsed = time.perf_counter() - started
+    cpu = _children_cpu() - cpu0
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stderr.decode()}")
+    return elapsed, cpu, proc.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    CACHE.mkdir(exist_ok=True)
+    work = prepare(args.commits)
+    load_before = os.getloadavg()
+    hook = [str(BIN / "tddgit"), "agent", "hook", "claude-code"]
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", TEST]
+    pre_prod = payload(work, "PreToolUse", MODULE)
+    pre_test = payload(work, "PreToolUse", TEST)
+    post = payload(work, "PostToolUse", MODULE)
+    names = (
+        "pre-write, production file",
+        "pre-write, test file",
+        "python -c pass",
+        "post-write check (kept refactor)",
+        "pytest on the affected tests alone",
+    )
+    wall: dict[str, list[float]] = {k: [] for k in names}
+    cpu: dict[str, list[float]] = {k: [] for k in names}
+    for i in range(args.runs + 1):  # the first round warms caches and is not counted
+        rounds = []
+        rounds.append(timed(hook, work, pre_prod))
+        assert rounds[-1][2] == b"", rounds[-1][2]
+        (work / MODULE).write_text(REFACTORS[i % 2])
+        t_post = timed(hook, work, post)
+        if t_post[2]:
+            sys.exit(f"the post-write check did not keep the refactor: {t_post[2].decode()}")
+        rounds.append(timed(hook, work, pre_test))
+        rounds.append(timed([sys.executable, "-c", "pass"], work))
+        rounds.append(t_post)
+        rounds.append(timed(pytest, work))
+        if i == 0:
+            continue
+        for name, (w, c, _) in zip(names, rounds, strict=True):
+            wall[name].append(w)
+            cpu[name].append(c)
+    load_after = os.getloadavg()
+    commits = _git(work, "rev-list", "--count", "HEAD").strip()
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"agent guard on {commits} commits, {args.runs} interleaved runs")
+    print(
+        f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
+        f"({os.cpu_count()} cores): wall times grow with the load, CPU times do not"
+    )
+    print(f"{'case':<38} {'median':>9} {'min':>9} {'max':>9} {'CPU med':>9}")
+    for name in names:
+        print(
+            f"{name:<38} {med[name] * 1000:7.1f}ms {min(wall[name]) * 1000:7.1f}ms "
+            f"{max(wall[name]) * 1000:7.1f}ms {med_cpu[name] * 1000:7.1f}ms"
+        )
+    pre = med["pre-write, production file"]
+    pre_cpu = med_cpu["pre-write, production file"]
+    verdict = "meets" if pre <= 0.100 else "MISSES"
+    print(
+        f"pre-write median {pre * 1000:.1f} ms wall ({pre_cpu * 1000:.1f} ms CPU) {verdict} "
+        "the target <= 100 ms"
+    )
+    post, alone = "post-write check (kept refactor)", "pytest on the affected tests alone"
+    ratio = med[post] / med[alone]
+    verdict = "meets" if ratio <= 1.5 else "MISSES"
+    print(
+        f"post-write / affected tests alone {ratio:.2f}x wall "
+        f"({med_cpu[post] / med_cpu[alone]:.2f}x CPU) {verdict} the target <= 1.5x"
+    )
+
+
+if __name__ == "__main__":
+    main()
