@@ -98,9 +98,9 @@ def install(mod: ModuleType, path: Path, record: Path) -> list[str]:
     """Merge the guard into ``path``; returns what changed, one line each."""
     existed = path.exists()
     data = read_json(path)
+    if mod.NAME == "cursor" and "version" not in data:
+        data = {"version": 1, **data}
     hooks = _hooks_of(data, path)
-    if mod.NAME == "cursor":
-        data.setdefault("version", 1)
     done = []
     for event, ours in mod.hooks(command(mod.NAME)).items():
         current = hooks.get(event, [])
