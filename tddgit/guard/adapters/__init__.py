@@ -10,10 +10,13 @@ has them).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from tddgit.errors import UsageError
+from tddgit.guard.model import OTHER, POST_WRITE, PRE_WRITE, Event, Reply, Write
 
 AGENTS = {
     "claude-code": "tddgit.guard.adapters.claude_code",
@@ -37,3 +40,84 @@ def text(payload: dict[str, Any], key: str) -> str:
 def mapping(payload: dict[str, Any], key: str) -> dict[str, Any]:
     value = payload.get(key)
     return value if isinstance(value, dict) else {}
+
+
+WritesOf = Callable[[str, dict[str, Any]], tuple[Write, ...]]
+
+
+def event(
+    agent: str,
+    payload: dict[str, Any],
+    kinds: Mapping[str, str],
+    writes_of: WritesOf,
+    *,
+    session: str = "",
+    cwd: str | None = None,
+    stop_hook_active: bool | None = None,
+) -> Event:
+    """The neutral event of a payload; a tool event that writes no file is ``OTHER``."""
+    native = text(payload, "hook_event_name")
+    kind = kinds.get(native, OTHER)
+    tool = text(payload, "tool_name")
+    writes: tuple[Write, ...] = ()
+    if kind in (PRE_WRITE, POST_WRITE):
+        writes = writes_of(tool, payload)
+        if not writes:
+            kind = OTHER
+    if stop_hook_active is None:
+        stop_hook_active = payload.get("stop_hook_active") is True
+    return Event(
+        agent=agent,
+        kind=kind,
+        native=native,
+        session=session or text(payload, "session_id"),
+        cwd=text(payload, "cwd") or cwd,
+        tool=tool,
+        writes=writes,
+        stop_hook_active=stop_hook_active,
+    )
+
+
+def file_path_writes(actions: Mapping[str, str], *keys: str) -> WritesOf:
+    """For tools that name one file in ``tool_input`` (the first of ``keys`` present):
+    ``actions`` maps each guarded tool to what it does to the file."""
+
+    def writes_of(tool: str, payload: dict[str, Any]) -> tuple[Write, ...]:
+        tool_input = mapping(payload, "tool_input")
+        path = next((text(tool_input, k) for k in keys if text(tool_input, k)), "")
+        return (Write(path, actions[tool]),) if tool in actions and path else ()
+
+    return writes_of
+
+
+def config_file(scope: str, root: Path, *parts: str) -> Path:
+    """``parts`` under the project (``--project``) or the home directory (``--user``)."""
+    return (Path.home() if scope == "user" else root).joinpath(*parts)
+
+
+def grouped_hooks(
+    command: str, matcher: str, events: Mapping[str, tuple[bool, int]], **extra: Any
+) -> dict[str, list[dict[str, Any]]]:
+    """Claude Code's shape (Codex and Gemini CLI share it): per event, one group with a
+    ``matcher`` when the event is a tool event, holding our one command hook."""
+    out = {}
+    for name, (tool_event, timeout) in events.items():
+        hook = {**extra.get(name, {}), "type": "command", "command": command, "timeout": timeout}
+        group: dict[str, Any] = {"matcher": matcher} if tool_event else {}
+        out[name] = [{**group, "hooks": [hook]}]
+    return out
+
+
+def said(rule: str, reason: str) -> str:
+    return f"tddgit [{rule}]: {reason}"
+
+
+def json_reply(out: dict[str, Any], warning: str, warn_key: str | None) -> Reply:
+    """``out`` as the stdout JSON (nothing when empty); a warning goes to stderr and, where
+    the agent shows one, to its user-facing message ``warn_key``."""
+    import json
+
+    if warning and warn_key:
+        out.setdefault(warn_key, f"tddgit: {warning}")
+    stdout = json.dumps(out) + "\n" if out else ""
+    return Reply(stdout=stdout, stderr=f"tddgit: warning: {warning}\n" if warning else "")

@@ -10,34 +10,26 @@ context is ``hookSpecificOutput.additionalContext``; allowing is silence with ex
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from tddgit.guard.adapters import mapping, text
-from tddgit.guard.model import (
-    BLOCK,
-    CONTEXT,
-    DENY,
-    OTHER,
-    POST_WRITE,
-    PRE_WRITE,
-    REVERT,
-    SESSION_START,
-    STOP,
-    Decision,
-    Event,
-    Reply,
-    Write,
+from tddgit.guard import model as m
+from tddgit.guard.adapters import (
+    config_file,
+    event,
+    file_path_writes,
+    grouped_hooks,
+    json_reply,
+    said,
 )
 
 NAME = "claude-code"
-TOOLS = ("Write", "Edit")
-_KINDS = {
-    "PreToolUse": PRE_WRITE,
-    "PostToolUse": POST_WRITE,
-    "Stop": STOP,
-    "SessionStart": SESSION_START,
+TOOLS = {"Write": "write", "Edit": "update"}
+KINDS = {
+    "PreToolUse": m.PRE_WRITE,
+    "PostToolUse": m.POST_WRITE,
+    "Stop": m.STOP,
+    "SessionStart": m.SESSION_START,
 }
 # Shell writes the guard cannot see as file writes (docs/agents/claude-code.md).
 DENY_RULES = (
@@ -52,67 +44,41 @@ DENY_RULES = (
     "Bash(echo >:*)",
     "Bash(printf >:*)",
 )
+# event -> (a tool event with a matcher?, timeout in seconds)
+EVENTS = {
+    "PreToolUse": (True, 30),
+    "PostToolUse": (True, 600),
+    "Stop": (False, 600),
+    "SessionStart": (False, 30),
+}
 
 
-def parse(payload: dict[str, Any]) -> Event:
-    native = text(payload, "hook_event_name")
-    kind = _KINDS.get(native, OTHER)
-    tool = text(payload, "tool_name")
-    writes: tuple[Write, ...] = ()
-    if kind in (PRE_WRITE, POST_WRITE):
-        path = text(mapping(payload, "tool_input"), "file_path")
-        if tool not in TOOLS or not path:
-            kind = OTHER
-        else:
-            writes = (Write(path, "write" if tool == "Write" else "update"),)
-    return Event(
-        agent=NAME,
-        kind=kind,
-        native=native,
-        session=text(payload, "session_id"),
-        cwd=text(payload, "cwd") or None,
-        tool=tool,
-        writes=writes,
-        stop_hook_active=payload.get("stop_hook_active") is True,
-    )
+def parse(payload: dict[str, Any]) -> m.Event:
+    return event(NAME, payload, KINDS, file_path_writes(TOOLS, "file_path"))
 
 
-def render(event: Event, decision: Decision) -> Reply:
+def render(ev: m.Event, decision: m.Decision) -> m.Reply:
+    """Claude Code's answers (Codex reads the same ones)."""
     out: dict[str, Any] = {}
-    if decision.verdict == DENY:
+    if decision.verdict == m.DENY:
         out["hookSpecificOutput"] = {
-            "hookEventName": event.native,
+            "hookEventName": ev.native,
             "permissionDecision": "deny",
-            "permissionDecisionReason": f"tddgit [{decision.rule}]: {decision.reason}",
+            "permissionDecisionReason": said(decision.rule, decision.reason),
         }
-    elif decision.verdict in (REVERT, BLOCK):
-        out = {"decision": "block", "reason": f"tddgit [{decision.rule}]: {decision.reason}"}
-    elif decision.verdict == CONTEXT:
+    elif decision.verdict in (m.REVERT, m.BLOCK):
+        out = {"decision": "block", "reason": said(decision.rule, decision.reason)}
+    elif decision.verdict == m.CONTEXT:
         out["hookSpecificOutput"] = {
-            "hookEventName": event.native,
+            "hookEventName": ev.native,
             "additionalContext": decision.reason,
         }
-    if decision.warning:
-        out["systemMessage"] = f"tddgit: {decision.warning}"
-    stdout = json.dumps(out) + "\n" if out else ""
-    return Reply(stdout=stdout, stderr=_stderr(decision))
-
-
-def _stderr(decision: Decision) -> str:
-    return f"tddgit: warning: {decision.warning}\n" if decision.warning else ""
+    return json_reply(out, decision.warning, "systemMessage")
 
 
 def config_path(scope: str, root: Path) -> Path:
-    base = Path.home() if scope == "user" else root
-    return base / ".claude" / "settings.json"
+    return config_file(scope, root, ".claude", "settings.json")
 
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
-    entry = {"type": "command", "command": command}
-    matcher = "|".join(TOOLS)
-    return {
-        "PreToolUse": [{"matcher": matcher, "hooks": [dict(entry, timeout=30)]}],
-        "PostToolUse": [{"matcher": matcher, "hooks": [dict(entry, timeout=600)]}],
-        "Stop": [{"hooks": [dict(entry, timeout=600)]}],
-        "SessionStart": [{"hooks": [dict(entry, timeout=30)]}],
-    }
+    return grouped_hooks(command, "|".join(TOOLS), EVENTS)

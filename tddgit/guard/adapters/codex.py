@@ -13,28 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tddgit.guard.adapters import claude_code, mapping, text
-from tddgit.guard.model import (
-    OTHER,
-    POST_WRITE,
-    PRE_WRITE,
-    SESSION_START,
-    STOP,
-    Decision,
-    Event,
-    Reply,
-    Write,
-)
+from tddgit.guard import model as m
+from tddgit.guard.adapters import claude_code, config_file, event, grouped_hooks, mapping, text
 
 NAME = "codex"
 TOOL = "apply_patch"
 DENY_RULES: tuple[str, ...] = ()
-_KINDS = {
-    "PreToolUse": PRE_WRITE,
-    "PostToolUse": POST_WRITE,
-    "Stop": STOP,
-    "SessionStart": SESSION_START,
-}
+KINDS = claude_code.KINDS
+EVENTS = claude_code.EVENTS
 _HEADERS = {
     "*** Add File: ": "add",
     "*** Update File: ": "update",
@@ -43,58 +29,39 @@ _HEADERS = {
 }
 
 
-def patch_writes(patch: str) -> tuple[Write, ...]:
+def patch_writes(patch: str) -> tuple[m.Write, ...]:
     """The files an ``apply_patch`` body touches, in order."""
-    out: list[Write] = []
+    out: list[m.Write] = []
     for line in patch.splitlines():
         for header, action in _HEADERS.items():
             if line.startswith(header) and line[len(header) :].strip():
-                out.append(Write(line[len(header) :].strip(), action))
+                out.append(m.Write(line[len(header) :].strip(), action))
     return tuple(out)
 
 
-def parse(payload: dict[str, Any]) -> Event:
-    native = text(payload, "hook_event_name")
-    kind = _KINDS.get(native, OTHER)
-    tool = text(payload, "tool_name")
-    writes: tuple[Write, ...] = ()
-    if kind in (PRE_WRITE, POST_WRITE):
-        tool_input = payload.get("tool_input")
-        patch = (
-            tool_input
-            if isinstance(tool_input, str)
-            else text(mapping(payload, "tool_input"), "command")
-        )
-        writes = patch_writes(patch) if tool == TOOL else ()
-        if not writes:
-            kind = OTHER
-    return Event(
-        agent=NAME,
-        kind=kind,
-        native=native,
-        session=text(payload, "session_id"),
-        cwd=text(payload, "cwd") or None,
-        tool=tool,
-        writes=writes,
-        stop_hook_active=payload.get("stop_hook_active") is True,
+def _writes(tool: str, payload: dict[str, Any]) -> tuple[m.Write, ...]:
+    if tool != TOOL:
+        return ()
+    tool_input = payload.get("tool_input")
+    patch = (
+        tool_input
+        if isinstance(tool_input, str)
+        else text(mapping(payload, "tool_input"), "command")
     )
+    return patch_writes(patch)
 
 
-def render(event: Event, decision: Decision) -> Reply:
-    return claude_code.render(event, decision)
+def parse(payload: dict[str, Any]) -> m.Event:
+    return event(NAME, payload, KINDS, _writes)
+
+
+def render(ev: m.Event, decision: m.Decision) -> m.Reply:
+    return claude_code.render(ev, decision)
 
 
 def config_path(scope: str, root: Path) -> Path:
-    base = Path.home() if scope == "user" else root
-    return base / ".codex" / "hooks.json"
+    return config_file(scope, root, ".codex", "hooks.json")
 
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
-    entry = {"type": "command", "command": command}
-    matcher = f"^{TOOL}$"
-    return {
-        "PreToolUse": [{"matcher": matcher, "hooks": [dict(entry, timeout=30)]}],
-        "PostToolUse": [{"matcher": matcher, "hooks": [dict(entry, timeout=600)]}],
-        "Stop": [{"hooks": [dict(entry, timeout=600)]}],
-        "SessionStart": [{"hooks": [dict(entry, timeout=30)]}],
-    }
+    return grouped_hooks(command, f"^{TOOL}$", EVENTS)

@@ -12,86 +12,54 @@ context; ``{"followup_message"}`` sends it back to work; allowing is silence, ex
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from tddgit.guard.adapters import mapping, text
-from tddgit.guard.model import (
-    BLOCK,
-    CONTEXT,
-    DENY,
-    OTHER,
-    POST_WRITE,
-    PRE_WRITE,
-    REVERT,
-    SESSION_START,
-    STOP,
-    Decision,
-    Event,
-    Reply,
-    Write,
-)
+from tddgit.guard import model as m
+from tddgit.guard.adapters import config_file, event, file_path_writes, json_reply, said, text
 
 NAME = "cursor"
-TOOLS = ("Write", "Edit", "StrReplace", "Delete")
+TOOLS = {"Write": "write", "Edit": "update", "StrReplace": "update", "Delete": "delete"}
 DENY_RULES: tuple[str, ...] = ()
-_KINDS = {
-    "preToolUse": PRE_WRITE,
-    "postToolUse": POST_WRITE,
-    "stop": STOP,
-    "sessionStart": SESSION_START,
+KINDS = {
+    "preToolUse": m.PRE_WRITE,
+    "postToolUse": m.POST_WRITE,
+    "stop": m.STOP,
+    "sessionStart": m.SESSION_START,
 }
 
 
-def parse(payload: dict[str, Any]) -> Event:
-    native = text(payload, "hook_event_name")
-    kind = _KINDS.get(native, OTHER)
-    tool = text(payload, "tool_name")
-    writes: tuple[Write, ...] = ()
-    if kind in (PRE_WRITE, POST_WRITE):
-        tool_input = mapping(payload, "tool_input")
-        path = text(tool_input, "file_path") or text(tool_input, "path")
-        if tool not in TOOLS or not path:
-            kind = OTHER
-        else:
-            writes = (Write(path, "delete" if tool == "Delete" else "update"),)
+def parse(payload: dict[str, Any]) -> m.Event:
     roots = payload.get("workspace_roots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
     loops = payload.get("loop_count")
-    return Event(
-        agent=NAME,
-        kind=kind,
-        native=native,
-        session=text(payload, "conversation_id") or text(payload, "session_id"),
-        cwd=text(payload, "cwd") or cwd,
-        tool=tool,
-        writes=writes,
+    return event(
+        NAME,
+        payload,
+        KINDS,
+        file_path_writes(TOOLS, "file_path", "path"),
+        session=text(payload, "conversation_id"),
+        cwd=root,
         stop_hook_active=isinstance(loops, int) and loops > 0,
     )
 
 
-def render(event: Event, decision: Decision) -> Reply:
+def render(ev: m.Event, decision: m.Decision) -> m.Reply:
     out: dict[str, Any] = {}
-    said = f"tddgit [{decision.rule}]: {decision.reason}"
-    if decision.verdict == DENY:
-        out = {"permission": "deny", "agent_message": said, "user_message": said}
-    elif decision.verdict == REVERT:
-        out = {"additional_context": said}
-    elif decision.verdict == BLOCK:
-        out = {"followup_message": said}
-    elif decision.verdict == CONTEXT:
+    message = said(decision.rule, decision.reason)
+    if decision.verdict == m.DENY:
+        out = {"permission": "deny", "agent_message": message, "user_message": message}
+    elif decision.verdict == m.REVERT:
+        out = {"additional_context": message}
+    elif decision.verdict == m.BLOCK:
+        out = {"followup_message": message}
+    elif decision.verdict == m.CONTEXT:
         out = {"additional_context": decision.reason}
-    if decision.warning and decision.verdict != DENY:
-        out.setdefault("user_message", f"tddgit: {decision.warning}")
-    stdout = json.dumps(out) + "\n" if out else ""
-    stderr = f"tddgit: warning: {decision.warning}\n" if decision.warning else ""
-    return Reply(stdout=stdout, stderr=stderr)
+    return json_reply(out, decision.warning, "user_message")
 
 
 def config_path(scope: str, root: Path) -> Path:
-    base = Path.home() if scope == "user" else root
-    return base / ".cursor" / "hooks.json"
+    return config_file(scope, root, ".cursor", "hooks.json")
 
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:

@@ -10,90 +10,63 @@ refuses a tool call (``BeforeTool``), replaces the tool's result with the reason
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from tddgit.guard.adapters import mapping, text
-from tddgit.guard.model import (
-    BLOCK,
-    CONTEXT,
-    DENY,
-    OTHER,
-    POST_WRITE,
-    PRE_WRITE,
-    REVERT,
-    SESSION_START,
-    STOP,
-    Decision,
-    Event,
-    Reply,
-    Write,
+from tddgit.guard import model as m
+from tddgit.guard.adapters import (
+    config_file,
+    event,
+    file_path_writes,
+    grouped_hooks,
+    json_reply,
+    said,
 )
 
 NAME = "gemini"
-TOOLS = ("write_file", "replace")
+TOOLS = {"write_file": "write", "replace": "update"}
 DENY_RULES: tuple[str, ...] = ()
-_KINDS = {
-    "BeforeTool": PRE_WRITE,
-    "AfterTool": POST_WRITE,
-    "AfterAgent": STOP,
-    "SessionStart": SESSION_START,
+KINDS = {
+    "BeforeTool": m.PRE_WRITE,
+    "AfterTool": m.POST_WRITE,
+    "AfterAgent": m.STOP,
+    "SessionStart": m.SESSION_START,
+}
+# event -> (a tool event with a matcher?, timeout in milliseconds)
+EVENTS = {
+    "BeforeTool": (True, 30_000),
+    "AfterTool": (True, 600_000),
+    "AfterAgent": (False, 600_000),
+    "SessionStart": (False, 30_000),
+}
+_NAMES = {
+    "BeforeTool": "tddgit-before-write",
+    "AfterTool": "tddgit-after-write",
+    "AfterAgent": "tddgit-before-stop",
+    "SessionStart": "tddgit-session-start",
 }
 
 
-def parse(payload: dict[str, Any]) -> Event:
-    native = text(payload, "hook_event_name")
-    kind = _KINDS.get(native, OTHER)
-    tool = text(payload, "tool_name")
-    writes: tuple[Write, ...] = ()
-    if kind in (PRE_WRITE, POST_WRITE):
-        path = text(mapping(payload, "tool_input"), "file_path")
-        if tool not in TOOLS or not path:
-            kind = OTHER
-        else:
-            writes = (Write(path, "write" if tool == "write_file" else "update"),)
-    return Event(
-        agent=NAME,
-        kind=kind,
-        native=native,
-        session=text(payload, "session_id"),
-        cwd=text(payload, "cwd") or None,
-        tool=tool,
-        writes=writes,
-        stop_hook_active=payload.get("stop_hook_active") is True,
-    )
+def parse(payload: dict[str, Any]) -> m.Event:
+    return event(NAME, payload, KINDS, file_path_writes(TOOLS, "file_path"))
 
 
-def render(event: Event, decision: Decision) -> Reply:
+def render(ev: m.Event, decision: m.Decision) -> m.Reply:
     out: dict[str, Any] = {}
-    if decision.verdict in (DENY, REVERT, BLOCK):
-        out = {"decision": "deny", "reason": f"tddgit [{decision.rule}]: {decision.reason}"}
-    elif decision.verdict == CONTEXT:
+    if decision.verdict in (m.DENY, m.REVERT, m.BLOCK):
+        out = {"decision": "deny", "reason": said(decision.rule, decision.reason)}
+    elif decision.verdict == m.CONTEXT:
         out["hookSpecificOutput"] = {
-            "hookEventName": event.native,
+            "hookEventName": ev.native,
             "additionalContext": decision.reason,
         }
-    if decision.warning:
-        out["systemMessage"] = f"tddgit: {decision.warning}"
-    stdout = json.dumps(out) + "\n" if out else ""
-    stderr = f"tddgit: warning: {decision.warning}\n" if decision.warning else ""
-    return Reply(stdout=stdout, stderr=stderr)
+    return json_reply(out, decision.warning, "systemMessage")
 
 
 def config_path(scope: str, root: Path) -> Path:
-    base = Path.home() if scope == "user" else root
-    return base / ".gemini" / "settings.json"
+    return config_file(scope, root, ".gemini", "settings.json")
 
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
-    def entry(name: str, timeout_ms: int) -> dict[str, Any]:
-        return {"name": name, "type": "command", "command": command, "timeout": timeout_ms}
-
-    matcher = "|".join(TOOLS)
-    return {
-        "BeforeTool": [{"matcher": matcher, "hooks": [entry("tddgit-before-write", 30000)]}],
-        "AfterTool": [{"matcher": matcher, "hooks": [entry("tddgit-after-write", 600000)]}],
-        "AfterAgent": [{"hooks": [entry("tddgit-before-stop", 600000)]}],
-        "SessionStart": [{"hooks": [entry("tddgit-session-start", 30000)]}],
-    }
+    names = {event: {"name": name} for event, name in _NAMES.items()}
+    return grouped_hooks(command, "|".join(TOOLS), EVENTS, **names)
