@@ -108,6 +108,12 @@ def grouped_hooks(
     return out
 
 
+def session_context(native: str, context: str) -> dict[str, Any]:
+    """``hookSpecificOutput.additionalContext``: how Claude Code, Codex and Gemini CLI take
+    text for the model at session start."""
+    return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+
+
 def said(rule: str, reason: str) -> str:
     return f"tddgit [{rule}]: {reason}"
 

@@ -21,6 +21,7 @@ from tddgit.guard.adapters import (
     grouped_hooks,
     json_reply,
     said,
+    session_context,
 )
 
 NAME = "claude-code"
@@ -69,10 +70,7 @@ def render(ev: m.Event, decision: m.Decision) -> m.Reply:
     elif decision.verdict in (m.REVERT, m.BLOCK):
         out = {"decision": "block", "reason": said(decision.rule, decision.reason)}
     elif decision.verdict == m.CONTEXT:
-        out["hookSpecificOutput"] = {
-            "hookEventName": ev.native,
-            "additionalContext": decision.reason,
-        }
+        out = session_context(ev.native, decision.reason)
     return json_reply(out, decision.warning, "systemMessage")
 
 

@@ -21,6 +21,7 @@ from tddgit.guard.adapters import (
     grouped_hooks,
     json_reply,
     said,
+    session_context,
 )
 
 NAME = "gemini"
@@ -56,10 +57,7 @@ def render(ev: m.Event, decision: m.Decision) -> m.Reply:
     if decision.verdict in (m.DENY, m.REVERT, m.BLOCK):
         out = {"decision": "deny", "reason": said(decision.rule, decision.reason)}
     elif decision.verdict == m.CONTEXT:
-        out["hookSpecificOutput"] = {
-            "hookEventName": ev.native,
-            "additionalContext": decision.reason,
-        }
+        out = session_context(ev.native, decision.reason)
     return json_reply(out, decision.warning, "systemMessage")
 
 
