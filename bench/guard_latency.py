@@ -19,7 +19,7 @@ Prints medians, minimum and maximum (the spread shows how noisy the machine was)
 load average before and after. Targets: pre-write median <= 100 ms; post-write <= 1.5x the
 affected tests alone.
 
-    python bench/guard_latency.py [--commits 10000] [--runs 15]
+    python bench/guard_latency.py [--commits 10000] [--runs 15] [--tests 40]
 """
 
 from __future__ import annotations
@@ -62,17 +62,20 @@ REFACTORS = (
     SOURCE.replace("    units, _, cents", "    text = text.strip()\n    units, _, cents"),
     SOURCE.replace('f"{amount // 100}', 'f"{int(amount) // 100}'),
 )
-TESTS = "".join(
-    f"""
+
+
+def tests_source(count: int) -> str:
+    return "from guardbench import money\n" + "".join(
+        f"""
 def test_parse_{i}():
     assert money.parse("{i}.5") == {i * 100 + 50}
     assert money.show({i * 100 + 5}) == "{i}.05"
 """
-    for i in range(40)
-)
+        for i in range(count)
+    )
 
 
-def prepare(commits: int) -> Path:
+def prepare(commits: int, tests: int) -> Path:
     history = ensure_repo(commits)
     work = CACHE / f"guard-work-{commits}"
     shutil.rmtree(work, ignore_errors=True)
@@ -84,7 +87,7 @@ def prepare(commits: int) -> Path:
     with (work / "pyproject.toml").open("a") as fh:
         fh.write('\n[tool.pytest.ini_options]\npythonpath = ["."]\n')
     (work / TEST).parent.mkdir(exist_ok=True)
-    (work / TEST).write_text("from guardbench import money\n" + TESTS)
+    (work / TEST).write_text(tests_source(tests))
     _git(work, "add", "guardbench", "pyproject.toml", TEST)
     _git(work, "commit", "-q", "-m", "money: parse and show\n\nGSD-Phase: green")
     subprocess.run([str(BIN / "tddgit"), "status"], cwd=work, capture_output=True, env=_env())
@@ -126,9 +129,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--tests", type=int, default=40, help="test functions in the affected test file"
+    )
     args = parser.parse_args()
     CACHE.mkdir(exist_ok=True)
-    work = prepare(args.commits)
+    work = prepare(args.commits, args.tests)
     load_before = os.getloadavg()
     hook = [str(BIN / "tddgit"), "agent", "hook", "claude-code"]
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", TEST]
@@ -165,7 +171,10 @@ def main() -> None:
     commits = _git(work, "rev-list", "--count", "HEAD").strip()
     med = {k: statistics.median(v) for k, v in wall.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    print(f"agent guard on {commits} commits, {args.runs} interleaved runs")
+    print(
+        f"agent guard on {commits} commits, {args.runs} interleaved runs, "
+        f"{args.tests} tests in the affected file"
+    )
     print(
         f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} "
         f"({os.cpu_count()} cores): wall times grow with the load, CPU times do not"

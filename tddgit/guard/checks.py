@@ -14,7 +14,10 @@ from tddgit.guard.facts import Facts
 from tddgit.guard.model import Decision
 from tddgit.guard.rules import after_write, before_stop
 from tddgit.guard.snapshots import Snapshot
-from tddgit.model import OK_OUTCOMES, RunResult, TestResult
+from tddgit.model import OK_OUTCOMES, LineCoverage, RunResult, TestResult
+
+LINES_PLUGIN_DIR = Path(__file__).resolve().parent / "_probe"
+LINES_PLUGIN = "tddgit_guard_lines"
 
 
 class CheckFault(Exception):
@@ -50,7 +53,9 @@ def affected_tests(facts: Facts, rel: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def run_tests(facts: Facts, tests: Sequence[str], cover: Sequence[str] = ()) -> RunResult:
+def run_tests(
+    facts: Facts, tests: Sequence[str], cover: Sequence[str] = (), env: dict[str, str] | None = None
+) -> RunResult:
     from tddgit.runners import RunRequest, get_runner
 
     root = facts.repo.root
@@ -59,6 +64,7 @@ def run_tests(facts: Facts, tests: Sequence[str], cover: Sequence[str] = ()) -> 
         root=root,
         tests=tuple(tests),
         timeout=facts.config.timeout,
+        env=env,
         project_root=root,
         bytecode_cache=facts.repo.tddgit_dir / "pycache",
         cover=tuple(cover),
@@ -67,6 +73,55 @@ def run_tests(facts: Facts, tests: Sequence[str], cover: Sequence[str] = ()) -> 
     if result.timed_out:
         raise CheckFault(f"the tests timed out after {facts.config.timeout:g} s")
     return result
+
+
+def _run_measuring(
+    facts: Facts, tests: Sequence[str], rel: str
+) -> tuple[RunResult, LineCoverage | None]:
+    """Run ``tests`` and measure which statements of ``rel`` ran: with the guard's own
+    one-module plugin under pytest (``_probe/tddgit_guard_lines.py``), else (or when it
+    could not see the module) with coverage.py through the runner."""
+    import os
+    import tempfile
+
+    from tddgit.runners import get_runner
+
+    if get_runner(facts.config, facts.repo.root).name == "pytest":
+        with tempfile.TemporaryDirectory(prefix="tddgit-guard-") as tmp:
+            out = Path(tmp, "lines")
+            env = {
+                "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(LINES_PLUGIN_DIR), os.environ.get("PYTHONPATH")])
+                ),
+                "PYTEST_PLUGINS": ",".join(
+                    filter(None, [os.environ.get("PYTEST_PLUGINS"), LINES_PLUGIN])
+                ),
+                "TDDGIT_GUARD_LINES_FILE": str(facts.repo.root / rel),
+                "TDDGIT_GUARD_LINES_OUT": str(out),
+            }
+            result = run_tests(facts, tests, env=env)
+            lines = _read_lines(Path(tmp))
+        if lines is not None or broken(result):
+            return result, lines
+    result = run_tests(facts, tests, cover=(rel,))
+    return result, (result.coverage or {}).get(rel)
+
+
+def _read_lines(directory: Path) -> LineCoverage | None:
+    import json
+
+    statements: set[int] = set()
+    executed: set[int] = set()
+    found = False
+    for path in directory.glob("lines.*"):  # one file per process (xdist workers too)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            statements.update(int(n) for n in data["statements"])
+            executed.update(int(n) for n in data["executed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        found = True
+    return LineCoverage(frozenset(statements), frozenset(executed)) if found else None
 
 
 def broken(result: RunResult, skip: frozenset[str] = frozenset()) -> list[TestResult]:
@@ -86,14 +141,16 @@ def check_write(facts: Facts, snap: Snapshot) -> Decision:
     new = target.read_bytes() if target.exists() else None
     tests = affected_tests(facts, rel)
     python = rel.endswith(".py") and new is not None
-    result = run_tests(facts, tests, cover=(rel,) if python else ())
+    if python:
+        result, cov = _run_measuring(facts, tests, rel)
+    else:
+        result, cov = run_tests(facts, tests), None
     failing = [describe(t) for t in broken(result)]
     untested: list[int] = []
     note = ""
     if not failing and python and new is not None:
-        cov = (result.coverage or {}).get(rel)
         if cov is None:
-            note = f"coverage of {rel} could not be measured ({result.coverage_note or 'no data'})"
+            note = f"the lines of {rel} that ran could not be measured ({result.coverage_note or 'no data'})"
         else:
             untested = _untested(rel, snap.content, new, cov)
     decision = after_write(rel, failing, untested)
@@ -102,11 +159,9 @@ def check_write(facts: Facts, snap: Snapshot) -> Decision:
     return Decision(decision.verdict, decision.rule, decision.reason, note, details)
 
 
-def _untested(rel: str, old: bytes | None, new: bytes, cov: object) -> list[int]:
-    from tddgit.model import LineCoverage
+def _untested(rel: str, old: bytes | None, new: bytes, cov: LineCoverage) -> list[int]:
     from tddgit.yagni import added_code
 
-    assert isinstance(cov, LineCoverage)
     new_text = new.decode("utf-8", "replace")
     old_lines = (old or b"").decode("utf-8", "replace").split("\n") if old else []
     new_lines = new_text.split("\n")

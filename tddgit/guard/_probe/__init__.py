@@ -1,0 +1,1 @@
+"""The guard's pytest plugin lives here, importable on its own (stdlib only)."""
