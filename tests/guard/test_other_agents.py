@@ -193,3 +193,13 @@ def test_cursor_stop_sends_a_follow_up_once(at) -> None:  # type: ignore[no-unty
     out = reply(fire(repo, "cursor", cursor(repo, "stop", status="completed", loop_count=0)))
     assert "[stop-with-failing-tests]" in out["followup_message"]
     assert reply(fire(repo, "cursor", cursor(repo, "stop", status="completed", loop_count=1))) == {}
+
+
+def test_codex_crash_inside_the_hook_allows_with_silence_and_a_warning(at) -> None:  # type: ignore[no-untyped-def]
+    repo = at("fresh", "codex")
+    patch = "*** Begin Patch\n*** Update File: calc.py\n@@\n-x\n+y\n*** End Patch\n"
+    proc = fire(
+        repo, "codex", codex(repo, "PreToolUse", patch), env={"TDDGIT_HOOK_TEST_CRASH": "agent"}
+    )
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert "UNVERIFIED" in proc.stderr

@@ -56,7 +56,10 @@ def parse(payload: dict[str, Any]) -> m.Event:
 
 
 def render(ev: m.Event, decision: m.Decision) -> m.Reply:
-    return claude_code.render(ev, decision)
+    """Claude Code's answers, except that allowing is always silence on stdout (a
+    fail-open warning goes to stderr only): Codex reads nothing else as "allow"."""
+    reply = claude_code.render(ev, decision)
+    return m.Reply(stderr=reply.stderr) if decision.verdict == m.ALLOW else reply
 
 
 def config_path(scope: str, root: Path) -> Path:

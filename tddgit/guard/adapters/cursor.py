@@ -55,7 +55,8 @@ def render(ev: m.Event, decision: m.Decision) -> m.Reply:
         out = {"followup_message": message}
     elif decision.verdict == m.CONTEXT:
         out = {"additional_context": decision.reason}
-    return json_reply(out, decision.warning, "user_message")
+    # allowing is silence on stdout: a fail-open warning goes to stderr only
+    return json_reply(out, decision.warning, "user_message" if out else None)
 
 
 def config_path(scope: str, root: Path) -> Path:
