@@ -52,6 +52,7 @@ def missing_export(text: str) -> tuple[Cause, str] | None:
 class _Imports:
     named: dict[str, tuple[str, str]]  # local binding -> (module, exported name)
     whole: dict[str, str]  # namespace / default / require binding -> module
+    order: list[str]  # every import statement's module, in order (vite numbers them so)
     tokens: list[Token]
 
 
@@ -87,6 +88,7 @@ def _imports(source: str) -> _Imports:
     tokens = tokenize(source)
     named: dict[str, tuple[str, str]] = {}
     whole: dict[str, str] = {}
+    order: list[str] = []
     n = len(tokens)
     for k, tok in enumerate(tokens):
         if tok.text == "import" and (k == 0 or tokens[k - 1].text != "."):
@@ -101,7 +103,10 @@ def _imports(source: str) -> _Imports:
                 j += 3
             elif j < n and tokens[j].text == "{":
                 pairs, j = _names(tokens, j, "as")
-            spec = _string_after(tokens, j, "from")
+            spec = tokens[j].text if j < n and tokens[j].kind == "str" else None  # import 'x'
+            spec = spec if spec is not None else _string_after(tokens, j, "from")
+            if spec is not None and not (j < n and tokens[j].text == "("):
+                order.append(spec)
         elif tok.text in ("const", "let", "var") and k + 1 < n:
             j = k + 1
             local_whole, pairs = [], []
@@ -118,7 +123,7 @@ def _imports(source: str) -> _Imports:
             continue
         whole.update((name, spec) for name in local_whole)
         named.update((local, (spec, exported)) for exported, local in pairs)
-    return _Imports(named, whole, tokens)
+    return _Imports(named, whole, order, tokens)
 
 
 def _read(path: Path) -> str | None:
@@ -140,6 +145,22 @@ def _module_source(root: Path, test_file: str, spec: str) -> str | None:
     for path in candidates:
         if path.is_file():
             return _read(path)
+    return None
+
+
+_VITE_IMPORT = re.compile(r"^__vite_ssr_import_(\d+)__$")
+
+
+def _compiled_import(head: str, order: list[str]) -> str | None:
+    """The module behind a compiler's name for an import: vite numbers the import
+    statements (``__vite_ssr_import_2__``), babel names them after the file (``_calc``)."""
+    m = _VITE_IMPORT.match(head)
+    if m is not None:
+        index = int(m.group(1))
+        return order[index] if index < len(order) else None
+    if head.startswith("_"):
+        stems = {re.sub(r"\W", "", Path(s).stem.split(".")[0]): s for s in order}
+        return stems.get(head[1:])
     return None
 
 
@@ -185,13 +206,8 @@ class _Explainer:
             return self.absent(test_file, found.whole[head], name)
         if head in found.named or any(t.text == head for t in found.tokens if t.kind == "id"):
             return False  # a binding of the test file's own, not an import
-        # A bundler's or compiler's name for an import: the name is one the test file
-        # imports (or uses on a namespace), missing from every project module it imports.
-        modules = {*found.whole.values(), *(s for s, _ in found.named.values())}
-        used = any(e == name for _, e in found.named.values()) or any(
-            t.text == name for t in found.tokens
-        )
-        return bool(modules) and used and all(self.absent(test_file, m, name) for m in modules)
+        spec = _compiled_import(head, found.order)
+        return spec is not None and is_project(spec) and self.absent(test_file, spec, name)
 
     def reads_missing(self, test_file: str, prop: str) -> bool:
         """The test reads ``.prop`` of an import (``x.prop`` / ``ns.x.prop``) whose ``x``
