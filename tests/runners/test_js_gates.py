@@ -124,6 +124,8 @@ def open_red(repo: GitRepo, f: Flavour) -> None:
     code, data = gate(repo, "red")
     assert code == 0, data
     assert targets(data) == {"test/calc.test.js::multiplies": ("failed", "not-implemented")}
+    if f.name != "node":  # removing the snapshot removed the link, not the packages
+        assert (repo.root / "node_modules" / ".bin").is_dir()
 
 
 MUL = CALC + "\nexport function mul(a, b) {\n  return a * b;\n}\n"
@@ -257,3 +259,18 @@ def test_a_test_deleted_in_green_is_refused(js: tuple[GitRepo, Flavour]) -> None
     code, data = gate(repo, "green")
     assert code != 0, data
     assert ("tests-removed", "test/words.test.js::whispers") in [r[:2] for r in reasons(data)]
+
+
+def test_a_run_on_a_snapshot_of_the_index_finds_the_installed_packages(
+    js: tuple[GitRepo, Flavour],
+) -> None:
+    repo, f = js
+    test = f"\ntest('multiplies', () => {{\n  {f.eq('calc.mul(2, 3)', '6')}\n}});\n"
+    stage(repo, {"test/calc.test.js": calc_test(f, tail=test)})
+    repo.write("src/words.js", WORDS + "// unstaged work in progress\n", dedent=False)
+    code, data = gate(repo, "red")
+    assert code == 0, data
+    assert any("snapshot" in n for n in data["notes"]), data  # type: ignore[union-attr]
+    assert targets(data) == {"test/calc.test.js::multiplies": ("failed", "not-implemented")}
+    if f.name != "node":  # removing the snapshot removed the link, not the packages
+        assert (repo.root / "node_modules" / ".bin").is_dir()
