@@ -168,28 +168,25 @@ def test_not_a_function_on_a_project_import_is_red(js: tuple[GitRepo, Flavour]) 
     open_red(repo, f)
 
 
+def red_with_sub(repo: GitRepo, f: Flavour, body: str) -> tuple[int, dict[str, object]]:
+    """A red step adding a test of ``sub`` and ``sub`` itself with ``body``."""
+    calc = CALC + f"\nexport function sub(a, b) {{\n  {body}\n}}\n"
+    test = f"\ntest('subtracts', () => {{\n  {f.eq('sub(5, 3)', '2')}\n}});\n"
+    tests = calc_test(f, extra_imports=", sub", tail=test)
+    stage(repo, {"src/calc.js": calc, "test/calc.test.js": tests})
+    return gate(repo, "red")
+
+
 def test_a_stub_function_is_allowed_in_a_red(js: tuple[GitRepo, Flavour]) -> None:
     repo, f = js
-    stub = CALC + "\nexport function sub(a, b) {\n  throw new Error('not implemented');\n}\n"
-    test = f"\ntest('subtracts', () => {{\n  {f.eq('sub(5, 3)', '2')}\n}});\n"
-    stage(
-        repo,
-        {"src/calc.js": stub, "test/calc.test.js": calc_test(f, extra_imports=", sub", tail=test)},
-    )
-    code, data = gate(repo, "red")
+    code, data = red_with_sub(repo, f, "throw new Error('not implemented');")
     assert code == 0, data
     assert targets(data) == {"test/calc.test.js::subtracts": ("failed", "not-implemented")}
 
 
 def test_real_code_is_not_a_stub_in_a_red(js: tuple[GitRepo, Flavour]) -> None:
     repo, f = js
-    code_ = CALC + "\nexport function sub(a, b) {\n  return a - b + 1;\n}\n"
-    test = f"\ntest('subtracts', () => {{\n  {f.eq('sub(5, 3)', '2')}\n}});\n"
-    stage(
-        repo,
-        {"src/calc.js": code_, "test/calc.test.js": calc_test(f, extra_imports=", sub", tail=test)},
-    )
-    code, data = gate(repo, "red")
+    code, data = red_with_sub(repo, f, "return a - b + 1;")
     assert code != 0
     assert ("pre-test-code", None, None) in reasons(data), data
 

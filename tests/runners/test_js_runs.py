@@ -71,6 +71,9 @@ HEADS = {
 }
 
 
+Run = tuple[str, dict[str, tuple[str, str | None]]]  # the runner and its outcomes by id
+
+
 def write_project(root: Path, runner: str) -> None:
     head, eq = HEADS[runner]
     deps = {runner: PINNED[runner]} if runner in PINNED else {}
@@ -104,9 +107,7 @@ def run(root: Path) -> dict[str, tuple[str, str | None]]:
 
 
 @pytest.fixture(scope="module", params=["node", "jest", "vitest"])
-def outcomes(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, dict[str, tuple[str, str | None]]]:
+def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Run:
     name = request.param
     root = tmp_path_factory.mktemp(name)
     if name != "node":
@@ -119,7 +120,7 @@ def outcomes(
 
 
 def test_ids_are_file_qualified_describe_paths_without_stray_whitespace(
-    outcomes: tuple[str, dict[str, tuple[str, str | None]]],
+    outcomes: Run,
 ) -> None:
     _, got = outcomes
     assert got["test/calc.test.js::calc > adds"] == ("passed", None)
@@ -128,7 +129,7 @@ def test_ids_are_file_qualified_describe_paths_without_stray_whitespace(
 
 
 def test_a_missing_function_or_class_of_a_project_module_is_not_implemented(
-    outcomes: tuple[str, dict[str, tuple[str, str | None]]],
+    outcomes: Run,
 ) -> None:
     _, got = outcomes
     assert got["test/calc.test.js::calc > multiplies"] == ("failed", "not-implemented")
@@ -137,7 +138,7 @@ def test_a_missing_function_or_class_of_a_project_module_is_not_implemented(
 
 
 def test_a_name_the_module_has_or_a_package_lacks_stays_amber(
-    outcomes: tuple[str, dict[str, tuple[str, str | None]]],
+    outcomes: Run,
 ) -> None:
     _, got = outcomes
     assert got["test/calc.test.js::calc > broken test"] == ("failed", "other")
@@ -145,7 +146,7 @@ def test_a_name_the_module_has_or_a_package_lacks_stays_amber(
 
 
 def test_missing_exports_files_and_packages(
-    outcomes: tuple[str, dict[str, tuple[str, str | None]]],
+    outcomes: Run,
 ) -> None:
     name, got = outcomes
     if name == "vitest":  # vite binds a missing export to undefined: the test runs
