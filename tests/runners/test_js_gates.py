@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, isolated_git
 from tests.jsdeps import PINNED, Unavailable, node_modules
 
 
@@ -71,11 +73,9 @@ def words_test(f: Flavour, whispers: bool = True) -> str:
     return text
 
 
-@pytest.fixture(params=sorted(FLAVOURS))
-def js(request: pytest.FixtureRequest, repo: GitRepo) -> tuple[GitRepo, Flavour]:
+def start(repo: GitRepo, flavour: Flavour) -> None:
     """A committed project with passing tests for one runner (jest and vitest linked to
     the shared cache's node_modules)."""
-    flavour = FLAVOURS[request.param]
     if flavour.name != "node":
         try:
             modules = node_modules()
@@ -89,6 +89,12 @@ def js(request: pytest.FixtureRequest, repo: GitRepo) -> tuple[GitRepo, Flavour]
     repo.write("test/calc.test.js", calc_test(flavour), dedent=False)
     repo.write("test/words.test.js", words_test(flavour), dedent=False)
     repo.commit("start")
+
+
+@pytest.fixture(params=sorted(FLAVOURS))
+def js(request: pytest.FixtureRequest, repo: GitRepo) -> tuple[GitRepo, Flavour]:
+    flavour = FLAVOURS[request.param]
+    start(repo, flavour)
     return repo, flavour
 
 
@@ -124,6 +130,31 @@ def open_red(repo: GitRepo, f: Flavour) -> None:
     code, data = gate(repo, "red")
     assert code == 0, data
     assert targets(data) == {"test/calc.test.js::multiplies": ("failed", "not-implemented")}
+
+
+@pytest.fixture(scope="module", params=sorted(FLAVOURS))
+def red_template(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Flavour]:
+    """One project per runner with an open red (``open_red``), built once per module."""
+    flavour = FLAVOURS[request.param]
+    root = tmp_path_factory.mktemp(f"red-{flavour.name}") / "repo"
+    root.mkdir()
+    with isolated_git(tmp_path_factory.mktemp("home")):
+        repo = GitRepo(root)
+        repo.git("init", "-q")
+        start(repo, flavour)
+        open_red(repo, flavour)
+    return root, flavour
+
+
+@pytest.fixture
+def red(red_template: tuple[Path, Flavour], tmp_path: Path) -> tuple[GitRepo, Flavour]:
+    """A copy of the open-red project for one test (node_modules stays a link)."""
+    template, flavour = red_template
+    root = tmp_path / "repo"
+    shutil.copytree(template, root, symlinks=True)
+    return GitRepo(root), flavour
 
 
 MUL = CALC + "\nexport function mul(a, b) {\n  return a * b;\n}\n"
@@ -223,19 +254,17 @@ def test_a_missing_third_party_package_is_amber_environment(js: tuple[GitRepo, F
 
 
 def test_a_module_that_fails_to_load_in_green_is_refused_naming_its_file(
-    js: tuple[GitRepo, Flavour],
+    red: tuple[GitRepo, Flavour],
 ) -> None:
-    repo, f = js
-    open_red(repo, f)
+    repo, _ = red
     stage(repo, {"src/calc.js": MUL, "src/words.js": WORDS + "export function (\n"})
     code, data = gate(repo, "green")
     assert code != 0, data
     assert "test/words.test.js" in json.dumps(data["reasons"]), data
 
 
-def test_green_holds_when_the_feature_is_written(js: tuple[GitRepo, Flavour]) -> None:
-    repo, f = js
-    open_red(repo, f)
+def test_green_holds_when_the_feature_is_written(red: tuple[GitRepo, Flavour]) -> None:
+    repo, _ = red
     stage(repo, {"src/calc.js": MUL})
     code, data = gate(repo, "green")
     assert code == 0, data
@@ -247,9 +276,8 @@ def test_green_holds_when_the_feature_is_written(js: tuple[GitRepo, Flavour]) ->
     "landed on main yet; this test checks it for JS once it does",
     strict=False,
 )
-def test_a_test_deleted_in_green_is_refused(js: tuple[GitRepo, Flavour]) -> None:
-    repo, f = js
-    open_red(repo, f)
+def test_a_test_deleted_in_green_is_refused(red: tuple[GitRepo, Flavour]) -> None:
+    repo, f = red
     stage(repo, {"src/calc.js": MUL, "test/words.test.js": words_test(f, whispers=False)})
     code, data = gate(repo, "green")
     assert code != 0, data
