@@ -63,10 +63,13 @@ def parse_jest_json(data: Any, rel: Rel, classify: Classify) -> list[TestResult]
         if not isinstance(suite, dict):
             continue
         file = rel(str(suite.get("name") or "")) or "(unnamed)"
-        cases = [c for c in suite.get("assertionResults") or [] if isinstance(c, dict)]
-        for case in cases:
-            tests.append(_case(case, file, classify))
-        failed = any(t.outcome is Outcome.FAILED and t.file == file for t in tests)
+        cases = [
+            _case(c, file, classify)
+            for c in suite.get("assertionResults") or []
+            if isinstance(c, dict)
+        ]
+        tests += cases
+        failed = any(t.outcome is Outcome.FAILED for t in cases)
         if suite.get("status") == "failed" and not failed:
             tests.append(_suite_failure(suite, file, classify))
     return tests

@@ -226,3 +226,18 @@ def test_compiled_and_commonjs_imports_are_resolved(
     )
     [got] = explain((failed,), tmp_path)
     assert got.cause is Cause(cause)
+
+
+@pytest.mark.parametrize(
+    ("content", "note"),
+    [("{not json", "is not JSON"), ('{"tests": []}', "is not a jest/vitest JSON report")],
+)
+def test_a_bad_json_report_is_a_note_never_a_traceback(
+    tmp_path: Path, content: str, note: str
+) -> None:
+    (tmp_path / "bad.json").write_text(content)
+    config = {"runner": "junit", "test_command": "cp bad.json {junit_dir}/jest.json"}
+    (tmp_path / ".tddgit.yaml").write_text(json.dumps(config))
+    result = get_runner(load_config(tmp_path), tmp_path).run(RunRequest(root=tmp_path))
+    assert result.tests == ()
+    assert any(note in n and "jest.json" in n for n in result.notes), result.notes
