@@ -222,6 +222,23 @@ def test_real_code_is_not_a_stub_in_a_red(js: tuple[GitRepo, Flavour]) -> None:
     assert ("pre-test-code", None, None) in reasons(data), data
 
 
+def test_green_holds_after_a_red_whose_test_file_could_not_load(
+    js: tuple[GitRepo, Flavour],
+) -> None:
+    """node and jest report the red's file as one result (the missing export); at the
+    green its tests are back under their own ids: nothing was removed."""
+    repo, f = js
+    test = f"\ntest('subtracts', () => {{\n  {f.eq('sub(5, 3)', '2')}\n}});\n"
+    stage(repo, {"test/calc.test.js": calc_test(f, extra_imports=", sub", tail=test)})
+    code, data = gate(repo, "red")
+    assert code == 0, data
+    sub = CALC + "\nexport function sub(a, b) {\n  return a - b;\n}\n"
+    stage(repo, {"src/calc.js": sub})
+    code, data = gate(repo, "green")
+    assert code == 0, data
+    assert all(outcome == "passed" for outcome, _ in targets(data).values()), data
+
+
 def test_a_syntax_error_in_the_test_is_amber(js: tuple[GitRepo, Flavour]) -> None:
     repo, f = js
     broken = f"\ntest('breaks', () => {{\n  {f.eq('add(1, 1)', '3')}\n"
