@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test lint typecheck pytest bench clean chromium docs
+.PHONY: all install demo test lint typecheck pytest bench clean chromium docs jsdeps
 
 all: test
 
@@ -39,7 +39,13 @@ chromium:
 	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; }; } || \
 	  echo "make: no Chromium; the HTML report's browser test will be skipped"
 
-pytest: $(STAMP) chromium
+# jest and vitest for the JavaScript tests, installed once with npm into tests/.cache
+# (keyed by their pinned versions in tests/jsdeps.py); without npm or its registry those
+# tests are skipped with the reason.
+jsdeps: $(STAMP)
+	$(BIN)/python -m tests.jsdeps
+
+pytest: $(STAMP) chromium jsdeps
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest

@@ -1,8 +1,9 @@
 """Which tests a step is about: the tests defined or changed in the staged test files.
 
 For Python test files the old and new versions are compared function by function on
-their AST (formatting and line moves don't count as changes). Other languages' test
-files are targeted as whole files; the runner maps results back to them.
+their AST (formatting and line moves don't count as changes); JS/TS test files test block
+by test block (``targets_js``). Other languages' test files are targeted as whole files;
+the runner maps results back to them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import ast
 from collections.abc import Iterable
 
 from tddgit.config import DEFAULT_SOURCE_GLOBS
+from tddgit.detectors import language_of
 from tddgit.git import Repo
 from tddgit.paths import Kind, matches
 from tddgit.staged import StagedChange, read_blob
@@ -64,6 +66,13 @@ def staged_targets(
             continue
         name = f.path.rsplit("/", 1)[-1]
         if name == "conftest.py" or name == "__init__.py":
+            continue
+        if language_of(f.path) == "js":
+            from tddgit.targets_js import js_targets
+
+            new_js = _decode(read_blob(repo, change.tree, f.path)) or ""
+            old_js = _decode(read_blob(repo, change.base_tree, f.old_path or f.path))
+            targets.extend(js_targets(f.path, new_js, old_js))
             continue
         if not f.path.endswith(".py"):
             # Test data (fixtures, .json, binaries) is part of a test change but holds no

@@ -179,7 +179,8 @@ STUB_BATCH = 256  # stub candidates judged together (one pipelined read of their
 
 
 class StubJudge:
-    """Does a change add real production code, or only stubs? (Python files, by AST.)
+    """Does a change add real production code, or only stubs? (Python files by AST, JS/TS
+    by the detectors' tokenizer.)
 
     Judging needs file contents, so candidates are collected during the pass and judged
     together at the end (``resolve``), their blobs read in one pipelined batch.
@@ -220,7 +221,7 @@ class StubJudge:
         """The ``pre-test-code`` findings of every deferred candidate."""
         wanted: list[tuple[str, str]] = []
         for c, changes, _ in self._pending:
-            for f in _python(changes):
+            for f in _judged(changes):
                 wanted.append((c.sha, f.path))
                 if c.parents and f.status in ("M", "R", "C", "T"):
                     wanted.append((c.parents[0], f.old_path or f.path))
@@ -245,11 +246,15 @@ def _is_python(path: str) -> bool:
     return path.endswith((".py", ".pyi"))
 
 
-def _python(changes: tuple[FileChange, ...]) -> list[FileChange]:
-    """The Python files of a change, up to its first non-Python one (which decides)."""
+def _is_js(path: str) -> bool:
+    return path.endswith((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"))
+
+
+def _judged(changes: tuple[FileChange, ...]) -> list[FileChange]:
+    """The Python and JS/TS files of a change, up to its first other one (which decides)."""
     out = []
     for f in changes:
-        if not _is_python(f.path):
+        if not (_is_python(f.path) or _is_js(f.path)):
             break
         out.append(f)
     return out
@@ -259,18 +264,20 @@ def _non_stub(
     c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
 ) -> list[str]:
     from tddgit.blobs import as_text
+    from tddgit.detectors.jsstubs import non_stub_additions_js
     from tddgit.detectors.stubs import non_stub_additions
 
     for f in changes:
-        if not _is_python(f.path):
-            return [f"{f.path}: production code"]  # stubs are judged for Python only
+        is_js = _is_js(f.path)
+        if not is_js and not _is_python(f.path):
+            return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         new = as_text(blobs.get((c.sha, f.path)))
         if new is None:
             return [f"{f.path}: unreadable or too large to judge"]
         old = None
         if c.parents and f.status in ("M", "R", "C", "T"):
             old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
-        lines = non_stub_additions(old, new, f.path)
+        lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
         if lines:
             return lines
     return []

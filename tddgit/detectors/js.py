@@ -388,6 +388,63 @@ def _innermost(blocks: list[_Block], index: int, exclude: _Block | None = None) 
     return best
 
 
+@dataclass(frozen=True)
+class JsTest:
+    """One test block of a JS/TS test file, as the runners name it."""
+
+    name: str  # suite titles and the test title, each stripped, joined by " > "
+    line: int
+    # the block's tokens but semicolons (optional in JS): formatting and comments don't count
+    fingerprint: str
+    exact: bool  # False when a title is computed (template, .each, no literal): unknowable
+
+
+def test_blocks(source: str) -> list[JsTest]:
+    """Every test block (``it``/``test`` and their modifiers) of a JS/TS test file, with
+    the name its runner gives it; ``[]`` for a file too deeply nested to read."""
+    try:
+        tokens = tokenize(source)
+    except RecursionError:
+        return []
+    pairs = match_brackets(tokens)
+    blocks = _blocks(tokens, pairs, _calls(tokens, pairs))
+    parent = {id(b): _innermost(blocks, b.first, exclude=b) for b in blocks}
+    found: list[JsTest] = []
+    for test in (b for b in blocks if b.kind == "test"):
+        chain, up = [test], parent[id(test)]
+        while up is not None:
+            if up.kind == "suite":
+                chain.append(up)
+            up = parent[id(up)]
+        exact = all(_literal_title(tokens, b) for b in chain)
+        body = tokens[test.first : test.last + 1]
+        found.append(
+            JsTest(
+                " > ".join(b.title.strip() for b in reversed(chain)),
+                test.line,
+                "\x00".join(f"{t.kind}:{t.text}" for t in body if t.text != ";"),
+                exact,
+            )
+        )
+    return found
+
+
+test_blocks.__test__ = False  # type: ignore[attr-defined]
+
+
+def _literal_title(tokens: list[Token], block: _Block) -> bool:
+    """Whether the block's title is a plain string literal (no ``${}``, no ``.each``)."""
+    k = block.first
+    while k + 2 <= block.last and tokens[k + 1].text == ".":
+        if tokens[k + 2].text == "each":
+            return False
+        k += 2
+    if k + 2 > block.last or tokens[k + 1].text != "(":
+        return False
+    title = tokens[k + 2]
+    return title.kind == "str" and "${" not in title.text
+
+
 def test_mocks(source: str) -> dict[str, JsTestMocks]:
     """Per-test mock counts of a JS/TS test file, keyed by qualified test name."""
     try:

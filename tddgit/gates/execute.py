@@ -40,10 +40,22 @@ def _run_root(repo: Repo, tree: str, use_snapshot: bool) -> Iterator[tuple[Path,
     from tddgit.snapshot import import_paths, snapshot
 
     with snapshot(repo, tree) as root:
+        _link_installed_packages(repo.root, root)
         paths = import_paths(root)
         if os.environ.get("PYTHONPATH"):
             paths.append(os.environ["PYTHONPATH"])
         yield root, {"PYTHONPATH": os.pathsep.join(paths)}
+
+
+def _link_installed_packages(work_tree: Path, snapshot_root: Path) -> None:
+    """The snapshot holds only tracked files: a JS project's ``node_modules`` (never
+    tracked) is linked from the work tree, so ``./node_modules/.bin/jest`` and the
+    project's imports resolve as they do there. Removing the snapshot removes the link,
+    not the packages."""
+    installed = work_tree / "node_modules"
+    link = snapshot_root / "node_modules"
+    if installed.is_dir() and not os.path.lexists(link):
+        os.symlink(installed, link)
 
 
 def early_selection(

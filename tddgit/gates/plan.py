@@ -29,6 +29,8 @@ def check_transition(state: State, phase: str, plan: Plan) -> None:
 
 
 def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Reason]:
+    from tddgit.detectors import language_of
+    from tddgit.detectors.jsstubs import non_stub_additions_js
     from tddgit.detectors.stubs import non_stub_additions
 
     reasons = []
@@ -38,19 +40,21 @@ def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Rea
         if not config.flag("red.allow_stubs"):
             reasons.append(Reason("pre-test-code", f"{f.path}: production code in a red step"))
             continue
-        if not f.path.endswith((".py", ".pyi")):
+        is_js = language_of(f.path) == "js"
+        if not is_js and not f.path.endswith((".py", ".pyi")):
             reasons.append(
                 Reason(
                     "pre-test-code",
                     f"{f.path}: production change in a red step (stubs are recognised in "
-                    "Python only)",
+                    "Python and JS/TS only)",
                 )
             )
             continue
         new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
         old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
         old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
-        for line in non_stub_additions(old, new, f.path):
+        check = non_stub_additions_js if is_js else non_stub_additions
+        for line in check(old, new, f.path):
             reasons.append(Reason("pre-test-code", line))
     return reasons
 

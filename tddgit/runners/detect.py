@@ -6,7 +6,8 @@ Order (first match wins; documented in docs/runners.md):
 1. pytest configuration (``[tool.pytest.ini_options]`` in pyproject.toml, ``pytest.ini``,
    ``[tool:pytest]`` in setup.cfg, ``[pytest]`` in tox.ini), a ``conftest.py``, or Python
    test files at the top or in ``tests/`` / ``test/`` -> ``pytest``
-2. ``package.json`` -> ``junit`` (vitest, jest with jest-junit, else node's own runner)
+2. ``package.json`` -> ``junit`` (vitest, jest -- both writing their JSON report -- else
+   node's own runner)
 3. ``pom.xml`` -> ``junit`` (Maven Surefire reports)
 4. ``go.mod``, ``Cargo.toml``, a Makefile with a ``test`` target -> ``command``
 5. nothing -> ``pytest``
@@ -26,9 +27,16 @@ MAX_READ = 256 * 1024  # bytes read from any one file; config files are far smal
 # The node default runs node's own test runner with tddgit's reporter, which writes JUnit
 # XML like node's `--test-reporter=junit` plus the file of every test (see junit.py).
 NODE_COMMAND = "node --test --test-reporter={node_reporter} --test-reporter-destination={junit}"
-VITEST_COMMAND = "./node_modules/.bin/vitest run --reporter=junit --outputFile={junit}"
-JEST_COMMAND = (
-    "JEST_JUNIT_OUTPUT_DIR={junit_dir} ./node_modules/.bin/jest --ci --reporters=jest-junit"
+# jest and vitest write their own JSON account of the run (the junit runner reads a
+# report ending in .json as that): unlike their JUnit reporters it keeps a test file that
+# failed to load. An ES module project's jest needs node's VM modules.
+VITEST_COMMAND = (
+    "./node_modules/.bin/vitest run --reporter=json --outputFile={junit_dir}/vitest.json"
+)
+JEST_COMMAND = "./node_modules/.bin/jest --ci --json --outputFile={junit_dir}/jest.json"
+JEST_ESM_COMMAND = (
+    'NODE_OPTIONS="--experimental-vm-modules $NODE_OPTIONS" '
+    "./node_modules/.bin/jest --ci --json --outputFile={junit_dir}/jest.json"
 )
 MAVEN_COMMAND = "mvn -q test"
 MAVEN_REPORTS = "target/surefire-reports/*.xml"
@@ -112,13 +120,15 @@ def detection(root: Path) -> tuple[str, str]:
     return "pytest", "nothing else found: the default"
 
 
-def _node_dependencies(root: Path) -> set[str]:
+def _package(root: Path) -> dict[str, object]:
     try:
         data = json.loads(_read(root / "package.json"))
     except ValueError:
-        return set()
-    if not isinstance(data, dict):
-        return set()
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _node_dependencies(data: dict[str, object]) -> set[str]:
     deps: set[str] = set()
     for key in ("dependencies", "devDependencies"):
         table = data.get(key)
@@ -128,12 +138,15 @@ def _node_dependencies(root: Path) -> set[str]:
 
 
 def _node_command(root: Path) -> tuple[str, str]:
-    deps = _node_dependencies(root)
+    package = _package(root)
+    deps = _node_dependencies(package)
     if "vitest" in deps:
         return VITEST_COMMAND, "package.json depends on vitest"
-    if "jest" in deps and "jest-junit" in deps:
-        return JEST_COMMAND, "package.json depends on jest and jest-junit"
-    return NODE_COMMAND, "package.json: node's own test runner (no vitest, no jest-junit)"
+    if "jest" in deps:
+        if package.get("type") == "module":
+            return JEST_ESM_COMMAND, "package.json depends on jest; an ES module package"
+        return JEST_COMMAND, "package.json depends on jest"
+    return NODE_COMMAND, "package.json: node's own test runner (no vitest, no jest)"
 
 
 def default_command(root: Path, runner: str) -> str | None:

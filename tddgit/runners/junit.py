@@ -31,102 +31,17 @@ from tddgit.config import Config
 from tddgit.errors import ConfigError, RunnerError
 from tddgit.model import Cause, Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest, select
+from tddgit.runners.collection import unreported
 from tddgit.runners.detect import default_command, default_junit_xml
+from tddgit.runners.jscauses import explain, missing_export
+from tddgit.runners.jsreports import read_jest_json
+from tddgit.runners.node_reporter import NODE_REPORTER
 from tddgit.runners.process import run_command
 
 MAX_REPORTS = 2000
 PLACEHOLDERS = ("{junit}", "{junit_dir}", "{node_reporter}")
 REPORT_NAME = "report.xml"
 NODE_REPORTER_NAME = "tddgit-node-reporter.mjs"
-
-# Node's own junit reporter names no file (every classname is "test") and drops the
-# stderr of a test file that fails before its tests run: a missing import or a syntax
-# error becomes a bare "test failed". This reporter, for node >= 18.17 / 20, writes the
-# same JUnit XML plus each test's file and describe path, the thrown error's own name and
-# code, and such a file's stderr, so causes come from the error objects, not from output.
-NODE_REPORTER = r"""
-import { isAbsolute, relative, sep } from 'node:path';
-import { inspect } from 'node:util';
-
-const CAP = 64 * 1024;
-const BAD = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
-const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-const esc = (s) => String(s).slice(0, CAP).replace(BAD, '').replace(/[&<>"]/g, (c) => ESC[c]);
-const rel = (f) => (f && isAbsolute(f) ? relative(process.cwd(), f) : f || '').split(sep).join('/');
-
-function problem(error) {
-  const failureType = error?.failureType ?? '';
-  const cause = error?.cause ?? error;
-  if (failureType === 'testTimeoutFailure') {
-    return { tag: 'failure', type: 'TestTimeoutFailure', message: error.message, body: '' };
-  }
-  if (failureType === 'hookFailed') {
-    return { tag: 'error', type: 'HookFailed', message: cause?.message ?? '', body: inspect(cause) };
-  }
-  if (cause && typeof cause === 'object') {
-    const type = (cause.name || 'Error') + (cause.code ? ` [${cause.code}]` : '');
-    return { tag: 'failure', type, message: cause.message ?? '', body: inspect(cause) };
-  }
-  return { tag: 'failure', type: failureType || 'Error', message: String(cause ?? ''), body: '' };
-}
-
-function testcase(type, data, ancestors, stderr) {
-  const file = rel(data.file);
-  const details = data.details ?? {};
-  const atFile = data.nesting === 0 && data.file && data.name === data.file;
-  let p = null;
-  if (atFile) {
-    if (type === 'test:pass') return '';
-    const code = details.error?.exitCode;
-    const how = code == null ? '' : ` (exit code ${code})`;
-    p = { tag: 'error', type: 'TestFileFailed', message: `test file failed${how}`,
-          body: stderr.get(data.file) ?? '' };
-  } else if (details.error?.failureType === 'subtestsFailed' || details.type === 'suite') {
-    // A describe block or a parent test: its subtests carry the verdicts, unless it
-    // failed on its own account (a hook, a throwing describe body).
-    if (type === 'test:pass' || details.error?.failureType === 'subtestsFailed') return '';
-    p = problem(details.error);
-  } else if (data.skip !== undefined || data.todo !== undefined) {
-    const todo = data.todo !== undefined;
-    const why = todo ? data.todo : data.skip;
-    p = { tag: 'skipped', type: todo ? 'todo' : 'skip', message: why === true ? '' : why ?? '',
-          body: '' };
-  } else if (type === 'test:fail') {
-    p = problem(details.error);
-  }
-  const name = atFile ? file : [...ancestors, data.name].join(' > ');
-  const secs = (details.duration_ms ?? 0) / 1000;
-  const attrs = `classname="${esc(file)}" name="${esc(name)}" file="${esc(file)}"` +
-    ` line="${data.line ?? ''}" time="${secs}"`;
-  if (!p) return `  <testcase ${attrs}/>\n`;
-  return `  <testcase ${attrs}>\n    <${p.tag} type="${esc(p.type)}" message="${esc(p.message)}">` +
-    `${esc(p.body)}</${p.tag}>\n  </testcase>\n`;
-}
-
-export default async function* tddgitJunit(source) {
-  const stderr = new Map();
-  const paths = new Map();
-  const cases = [];
-  for await (const { type, data } of source) {
-    if (type === 'test:stderr' && data.file) {
-      const seen = stderr.get(data.file) ?? '';
-      if (seen.length < CAP) stderr.set(data.file, seen + data.message);
-    } else if (type === 'test:start') {
-      const path = paths.get(data.file) ?? [];
-      path.length = data.nesting;
-      path.push(data.name);
-      paths.set(data.file, path);
-    } else if (type === 'test:pass' || type === 'test:fail') {
-      const ancestors = (paths.get(data.file) ?? []).slice(0, data.nesting);
-      cases.push(testcase(type, data, ancestors, stderr));
-    }
-  }
-  yield '<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="node --test">\n' +
-    cases.join('') + '</testsuites>\n';
-}
-"""
-
-
 MAX_REPORT_BYTES = 32 * 1024 * 1024  # per report; reports are untrusted input
 MAX_TEXT = 16 * 1024  # characters of a failure's body the cause rules look at
 MAX_MESSAGE = 300
@@ -177,6 +92,8 @@ RULES: tuple[_Rule, ...] = (
     # go-junit-report: t.Error / t.Fatal (Go's assertions) give "Failed"; a panic does too.
     _Rule(Cause.ASSERTION, "message", re.compile(r"^Failed$"), re.compile(r"(?m)^\s*panic: ")),
     _Rule(Cause.SYNTAX, "text", re.compile(r"(?m)^\s*SyntaxError: ")),
+    # vite's import analysis of a file that does not parse (vitest)
+    _Rule(Cause.SYNTAX, "message", re.compile(r"^Failed to parse source for import analysis")),
     _Rule(Cause.NOT_IMPLEMENTED, "text", re.compile(r"(?im)(?:^|: )not (?:yet )?implemented\b")),
     _Rule(
         Cause.ASSERTION,
@@ -204,13 +121,24 @@ def _missing_module(message: str, text: str) -> tuple[Cause, str] | None:
         and spec.startswith((".", "/", "file:"))
         and "/node_modules/" not in spec
     )
-    return (Cause.NOT_IMPLEMENTED if project else Cause.ENVIRONMENT), m.group(0)
+    if project:
+        return Cause.NOT_IMPLEMENTED, m.group(0)
+    return Cause.ENVIRONMENT, f"{m.group(0)} ({_install_fix(spec)})"
+
+
+def _install_fix(spec: str) -> str:
+    """How to get a missing package: its name from a bare specifier, else a reinstall."""
+    if spec.startswith((".", "/", "file:")):
+        return "a package's file is missing: reinstall the dependencies (npm install)"
+    parts = spec.split("/")
+    name = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
+    return f"not installed: npm install --save-dev {name}"
 
 
 def classify(kind: str, message: str, text: str) -> tuple[Cause, str]:
     """The cause of one failure from its ``type`` attribute, message and body, and the
     message to show for it."""
-    found = _missing_module(message, text)
+    found = _missing_module(message, text) or missing_export(message) or missing_export(text)
     if found is not None:
         return found
     fields = {"type": kind.strip(), "message": message.strip(), "text": text}
@@ -461,11 +389,15 @@ class JunitRunner:
                 env=request.env,
                 on_start=request.on_start,
             )
-            reports = sorted(p for p in workdir.rglob("*.xml") if p.is_file())[:MAX_REPORTS]
+            reports = sorted(
+                p for p in workdir.rglob("*") if p.suffix in (".xml", ".json") and p.is_file()
+            )[:MAX_REPORTS]
             if pattern:
                 after = _signatures(root, pattern)
                 reports += [Path(p) for p, sig in after.items() if before.get(p) != sig]
             tests, notes = _read_reports(reports, root)
+            tests = explain(tests, root)
+            tests += unreported(tests, proc.exit_code, root, self.config.globs("test_globs"))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         notes = _run_notes(proc.exit_code, proc.timed_out, request.timeout, bool(reports)) + notes
@@ -501,6 +433,11 @@ def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...]
             notes.append(
                 f"JUnit report {label} is over {MAX_REPORT_BYTES // (1024 * 1024)} MiB; ignored"
             )
+            continue
+        if path.suffix == ".json":
+            from_json, problem = read_jest_json(data, _Paths(root).rel, classify)
+            tests.extend(from_json)
+            notes.extend([f"report {label} {problem}; ignored"] if problem else [])
             continue
         found, problems = parse_report(data, root=root, source=label)
         tests.extend(found)

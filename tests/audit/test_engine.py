@@ -403,3 +403,21 @@ def test_shallow_boundary_commit_is_not_judged(repo, tmp_path):
     )
     assert docs.kind == "other"
     assert report.findings == []
+
+
+def test_js_stubs_in_a_red_step_are_judged_as_the_red_gate_judges_them(repo):
+    s = Steps(repo)
+    s.commit("start", {"src/calc.js": "export function add(a, b) {\n  return a + b;\n}\n"})
+    test = "import { sub } from '../src/calc.js';\ntest('subtracts', () => {});\n"
+    stub = "\nexport function sub(a, b) {\n  throw new Error('not implemented');\n}\n"
+    add = "export function add(a, b) {\n  return a + b;\n}\n"
+    s.commit("red: sub", {"test/calc.test.js": test, "src/calc.js": add + stub}, phase="red")
+    code = "\nexport function mul(a, b) {\n  return a * b;\n}\n"
+    s.commit(
+        "red: mul",
+        {"test/mul.test.js": test, "src/calc.js": add + stub + code},
+        phase="red",
+    )
+    report = audit(repo)
+    fired = [r for r in rules_fired(report) if r[0] == "pre-test-code"]
+    assert fired == [("pre-test-code", "start"), ("pre-test-code", "red: mul")]

@@ -11,13 +11,15 @@ import pytest
 from tests.conftest import GitRepo
 
 VITEST = '{"devDependencies": {"vitest": "^1.0.0"}}'
-JEST = '{"devDependencies": {"jest": "^29.0.0", "jest-junit": "^16.0.0"}}'
+JEST = '{"devDependencies": {"jest": "^29.0.0"}}'
+JEST_ESM = '{"type": "module", "devDependencies": {"jest": "^29.0.0"}}'
 
 CASES = [
     # files, runner, its source, start of the command, its source
     ({"tests/test_a.py": "def test_a():\n    pass\n"}, "pytest", "Python test files", None, None),
     ({"package.json": VITEST}, "junit", "package.json", "./node_modules/.bin/vitest run", "vitest"),
-    ({"package.json": JEST}, "junit", "package.json", "JEST_JUNIT_OUTPUT_DIR=", "jest-junit"),
+    ({"package.json": JEST}, "junit", "package.json", "./node_modules/.bin/jest --ci", "jest"),
+    ({"package.json": JEST_ESM}, "junit", "package.json", "NODE_OPTIONS=", "an ES module"),
     ({"package.json": "{}"}, "junit", "package.json", "node --test", "node's own test runner"),
     ({"pom.xml": "<project/>"}, "junit", "pom.xml", "mvn -q test", "pom.xml"),
     ({"go.mod": "module x\n"}, "command", "go.mod", "go test ./...", "go.mod"),

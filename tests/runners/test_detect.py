@@ -9,6 +9,7 @@ import pytest
 from tddgit.runners import detect_runner
 from tddgit.runners.detect import (
     JEST_COMMAND,
+    JEST_ESM_COMMAND,
     MAVEN_COMMAND,
     MAVEN_REPORTS,
     NODE_COMMAND,
@@ -90,8 +91,15 @@ def test_a_directory_named_like_a_config_file_is_ignored(tmp_path: Path) -> None
             JEST_COMMAND,
             None,
         ),
-        # jest without jest-junit writes no JUnit: node's runner is the best guess left.
-        ({"package.json": '{"devDependencies": {"jest": "^29"}}'}, "junit", NODE_COMMAND, None),
+        # jest writes its own JSON account: jest-junit is not needed.
+        ({"package.json": '{"devDependencies": {"jest": "^29"}}'}, "junit", JEST_COMMAND, None),
+        # An ES module project's jest runs with node's VM modules.
+        (
+            {"package.json": '{"type": "module", "devDependencies": {"jest": "^29"}}'},
+            "junit",
+            JEST_ESM_COMMAND,
+            None,
+        ),
         ({"package.json": "not json"}, "junit", NODE_COMMAND, None),
         ({"package.json": "[1, 2]"}, "junit", NODE_COMMAND, None),
         ({"pom.xml": "<project/>"}, "junit", MAVEN_COMMAND, MAVEN_REPORTS),
