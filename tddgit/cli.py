@@ -198,10 +198,7 @@ def run(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. `| head`): not an error worth a traceback
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
+        console.stdout_gone()
         return 0
     except Exception as exc:
         if debug:
@@ -211,4 +208,8 @@ def run(argv: list[str]) -> int:
             "rerun with --debug for the traceback and report it"
         )
         return EXIT_INTERNAL
+    try:
+        sys.stdout.flush()  # now, not at exit, where a closed pipe would print a warning
+    except BrokenPipeError:
+        console.stdout_gone()
     return int(rv) if isinstance(rv, int) else 0
