@@ -59,7 +59,7 @@ def _comment_char(text: str) -> str:
 
     try:
         return repo_comment_char(find_repo("."), text)
-    except Exception:  # noqa: BLE001 - a wrapper around the user's editor must not crash
+    except Exception:
         return "#"
 
 

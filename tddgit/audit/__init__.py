@@ -64,7 +64,7 @@ def run_audit(
     from tddgit.audit.engine import Auditor
     from tddgit.audit.rules import detectors_on
     from tddgit.blobs import BlobReader
-    from tddgit.evidence import NOTES_REF, read_all_notes
+    from tddgit.evidence import NOTES_REF, cache_get, read_all_notes
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
     from tddgit.paths import Classifier
 
@@ -123,6 +123,7 @@ def run_audit(
             blobs,
             boundary=frozenset(shallow_boundary(repo)),
             sink=spool,
+            by_tree=lambda tree, phase: cache_get(repo, tree, phase),
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at

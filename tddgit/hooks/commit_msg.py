@@ -104,12 +104,14 @@ def _check_evidence(
     if evidence is not None and evidence.parent == parent:
         note(HOOK, f"{phase} step verified by stored evidence (tree {tree[:10]})")
         return
-    if amend:
+    if amend and _amended_note_holds(ctx, tree, phase, parent):
+        return
+    if amend and not config.flag("hooks.run_gate"):
         raise HookRefusal(
             f"this amend declares `GSD-Phase: {phase}` but no {phase} evidence exists for "
             f"its tree {tree[:10]} on top of {parent[:10] if parent else 'the root'}",
-            "an amended step must be judged against the commit before it, which the gate "
-            "cannot do in place",
+            "hooks.run_gate is false, so the hook does not judge the amended step against "
+            "the commit before it itself",
             f"`git reset --soft HEAD~1`, then `tddgit {phase}` (or keep the commit as it was)",
         )
     if not config.flag("hooks.run_gate"):
@@ -119,12 +121,33 @@ def _check_evidence(
             f"run `tddgit {phase} --no-commit` first, then commit again (or commit with "
             f"`tddgit {phase}`)",
         )
-    _run_gate_now(ctx, config, phase)
+    _run_gate_now(ctx, config, phase, amend)
 
 
-def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
-    """No stored evidence: run the gate on the index now; cache its evidence so post-commit
-    can attach it as the note."""
+def _amended_note_holds(ctx: HookContext, tree: str, phase: str, parent: str | None) -> bool:
+    """An amend that keeps HEAD's tree (a new message, author or date) is the step HEAD's
+    note already proves; caching that evidence lets post-commit attach it to the new
+    commit even where git is not set up to copy notes."""
+    from tddgit.evidence import EvidenceError, cache_put, read_note
+
+    assert ctx.head is not None
+    try:
+        evidence = read_note(ctx.repo, ctx.head)
+    except EvidenceError:
+        return False
+    if evidence is None or evidence.tree != tree or evidence.phase != phase:
+        return False
+    if evidence.parent != parent:
+        return False
+    cache_put(ctx.repo, evidence)
+    note(HOOK, f"{phase} step verified by the evidence of the commit it amends ({ctx.head[:10]})")
+    return True
+
+
+def _run_gate_now(ctx: HookContext, config: Config, phase: str, amend: bool) -> None:
+    """No stored evidence: run the gate on the index now (an amend against the commit it
+    amends' parent, as if HEAD were not there yet); cache its evidence so post-commit can
+    attach it as the note."""
     import sys
 
     from tddgit.commands.phase import render_findings, render_verdict
@@ -134,7 +157,7 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
 
     note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
     with use_scratch_dir():
-        verdict = run_gate(ctx.repo, config, phase)
+        verdict = run_gate(ctx.repo, config, phase, amend=amend)
 
     def write(line: str) -> None:
         sys.stderr.write(line + "\n")

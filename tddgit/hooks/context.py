@@ -32,6 +32,15 @@ class HookContext:
     def reverting(self) -> bool:
         return (self.repo.git_dir / "REVERT_HEAD").exists()
 
+    def picked(self) -> str | None:
+        """The commit a cherry-pick (or a rebase's pick) is copying, while it commits."""
+        try:
+            with (self.repo.git_dir / "CHERRY_PICK_HEAD").open("rb") as fh:
+                sha = fh.read(100).decode("ascii", "replace").strip()
+        except OSError:
+            return None
+        return sha if len(sha) in (40, 64) else None
+
 
 def discover(cwd: Path | None = None) -> HookContext:
     """The repository the hook runs in, and HEAD, from one ``git rev-parse``.
