@@ -72,6 +72,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def outcome_count(n: int, outcome: str) -> str:
+    """``2 passed``, ``1 error``, ``2 errors``: of the outcomes only `error` is a noun."""
+    return plural(n, outcome) if outcome == "error" else f"{n} {outcome}"
+
+
 def err(text: str = "") -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()

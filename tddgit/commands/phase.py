@@ -14,6 +14,7 @@ import click
 
 from tddgit import console, faults
 from tddgit.cli import app
+from tddgit.console import outcome_count
 from tddgit.errors import UsageError
 from tddgit.evidence import NOTES_REF, cache_put, write_note
 from tddgit.gates import Verdict, run_gate
@@ -299,7 +300,9 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
     if verdict.evidence is not None:
         suite = verdict.evidence.suite
         parts = [
-            f"{suite[k]} {k}" for k in ("passed", "failed", "error", "skipped") if suite.get(k)
+            outcome_count(suite[k], k)
+            for k in ("passed", "failed", "error", "skipped")
+            if suite.get(k)
         ]
         if parts:
             write(f"  suite: {', '.join(parts)}")

@@ -10,6 +10,7 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
+from tddgit.console import outcome_count, plural
 from tddgit.model import Light, Outcome, RunResult, TestResult
 
 SYMBOLS = {Light.RED: "✗", Light.AMBER: "!", Light.GREEN: "✓"}
@@ -123,11 +124,11 @@ def _print(result: RunResult) -> None:
     for test in result.tests:
         click.echo(_line(test, symbols))
     totals = result.totals()
-    counts = ", ".join(f"{totals[o.value]} {o.value}" for o in Outcome if totals[o.value])
+    counts = ", ".join(outcome_count(totals[o.value], o.value) for o in Outcome if totals[o.value])
     lights = ", ".join(
         f"{totals['light_' + lt.value]} {lt.value}" for lt in Light if totals["light_" + lt.value]
     )
-    summary = f"{totals['total']} tests"
+    summary = plural(totals["total"], "test")
     if counts:
         summary += f": {counts}"
     if lights:

@@ -21,7 +21,7 @@ from tddgit.hooks.context import (
     phase_trailers,
     read_message,
 )
-from tddgit.hooks.report import HookRefusal, note
+from tddgit.hooks.report import HookRefusal, note, warn
 
 HOOK = "commit-msg"
 _EXEMPT_SUBJECTS = ("fixup!", "squash!", "amend!")
@@ -209,32 +209,54 @@ def _check_strict(ctx: HookContext, config: Config, text: str, comment: str) -> 
     subject = cleanup_message(text, comment).split("\n", 1)[0]
     if ctx.merging or ctx.reverting or subject.startswith('Revert "'):
         return
-    if subject.startswith(_EXEMPT_SUBJECTS):
-        return
-    amend = is_amend(ctx)
-    production = _production_changes(ctx, config, first_parent(ctx, amend))
+    from tddgit.paths import Classifier
+
+    parent = first_parent(ctx, is_amend(ctx))
+    classifier = Classifier.from_config(config)
+    paths = _changed_paths(ctx, parent)
+    production = [p for p in paths if classifier.is_production(p) and not classifier.is_exempt(p)]
     if not production:
         return
     shown = ", ".join(production[:5]) + (
         f" and {len(production) - 5} more" if len(production) > 5 else ""
     )
+    untested = not any(classifier.is_test(p) for p in paths) and _no_open_red(ctx, parent)
+    if subject.startswith(_EXEMPT_SUBJECTS):
+        if untested:
+            warn(
+                HOOK,
+                f"production code ({shown}) with no test change and no open red: exempt as "
+                f"{subject.split(' ', 1)[0]}, but the step it joins needs a failing test first",
+            )
+        return
+    fix = (
+        "commit with `tddgit red|green|refactor`, or add `GSD-Phase: <phase>` after running "
+        "`tddgit <phase> --no-commit`"
+    )
+    if untested:
+        fix = (
+            "there is no test change and no open red: start with a failing test "
+            f"(`tddgit red`); or {fix}"
+        )
     raise HookRefusal(
         f"this commit changes production code ({shown}) without a GSD-Phase trailer",
         "mode = strict: production changes must be a red, green or refactor step; exempt are "
         "merges, reverts, fixup!/squash!/amend! commits and paths matching `exempt`",
-        "commit with `tddgit red|green|refactor`, or add `GSD-Phase: <phase>` after running "
-        "`tddgit <phase> --no-commit`",
+        fix,
     )
 
 
-def _production_changes(ctx: HookContext, config: Config, parent: str | None) -> list[str]:
-    """Production paths the commit changes that are not exempt."""
-    from tddgit.git import EMPTY_TREE, zsplit
-    from tddgit.paths import Classifier
+def _no_open_red(ctx: HookContext, parent: str | None) -> bool:
+    """No red is open: with no test change either, the commit is probably a step without a
+    test (what the pre-commit hook warned about when it could not read the message)."""
+    from tddgit.lineage import state_at
 
-    tree = index_tree(ctx)
+    return not state_at(ctx.repo, parent).open_reds
+
+
+def _changed_paths(ctx: HookContext, parent: str | None) -> list[str]:
+    from tddgit.git import EMPTY_TREE, zsplit
+
     base = parent or EMPTY_TREE
-    out = ctx.repo.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, tree).stdout
-    classifier = Classifier.from_config(config)
-    paths = zsplit(out.decode("utf-8", "surrogateescape"))
-    return [p for p in paths if classifier.is_production(p) and not classifier.is_exempt(p)]
+    args = ("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, index_tree(ctx))
+    return zsplit(ctx.repo.run(*args).stdout.decode("utf-8", "surrogateescape"))
