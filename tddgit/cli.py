@@ -67,9 +67,9 @@ class AppContext:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from tddgit.config import load_config
+            from tddgit.project import load_project_config
 
-            self._config = load_config(self.repo.root, self.repo.tddgit_dir)
+            self._config = load_project_config(self.repo, self.cwd)
         return self._config
 
 

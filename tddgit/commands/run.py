@@ -42,16 +42,18 @@ def run(ctx: click.Context, tests: tuple[str, ...], as_json: bool) -> None:
 
     a = app(ctx)
     repo, config = a.repo, a.config
-    runner = get_runner(config, repo.root)
+    runner = get_runner(config, repo.root / config.project)
     wanted = tuple(_repo_relative(t, a.cwd, repo.root) for t in tests)
     request = RunRequest(
         root=repo.root,
+        subdir=config.project,
         tests=wanted if runner.selects_tests else (),
         timeout=config.timeout,
         project_root=repo.root,
         bytecode_cache=repo.tddgit_dir / "pycache",
     )
-    with console.progress(f"running {runner.name} tests in {repo.root.name}"):
+    where = (repo.root / config.project).name
+    with console.progress(f"running {runner.name} tests in {where}"):
         result = runner.run(request)
     if wanted and not runner.selects_tests:
         result = select(result, wanted)

@@ -449,6 +449,7 @@ class JunitRunner:
         return pattern
 
     def run(self, request: RunRequest) -> RunResult:
+        request = request.in_project()  # its ids are the runner's own, not paths
         root = request.root
         command = self._command(root)
         pattern = self._pattern(root, command)
