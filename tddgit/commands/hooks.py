@@ -55,6 +55,8 @@ def install_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> No
 
     An existing hook is kept and chained: it runs first, and its failure still blocks the
     commit; `tddgit hooks uninstall` puts it back. Running install again is harmless.
+    With post-commit, git is also set to copy the evidence notes when it rewrites commits
+    (notes.rewriteRef, notes.rewriteMode; docs/hooks.md).
 
     \b
     Examples:
