@@ -7,9 +7,11 @@ pytest settings. The tests must run from there, or pytest reads the wrong settin
 1. the ``root`` key of the configuration (a directory relative to the repository);
 2. the nearest directory from the current one, up to the repository's top, that holds a
    ``pyproject.toml``, ``pytest.ini``, ``setup.cfg`` or ``package.json``;
-3. at the top without such a file (``tddgit`` run there, and the hooks, which git runs
-   there): the one shallowest directory whose tracked files include one; several at the
-   same depth are ambiguous, and the top is used (set ``root``).
+3. at the top without such a file, nor any other sign of a project there (``setup.py``,
+   ``tox.ini``, ``Makefile`` ...): the one shallowest directory whose tracked files include
+   a marker (this is how ``tddgit`` run at the top, and the hooks, which git runs there,
+   find ``backend/``); several at the same depth are ambiguous, and the top is used (set
+   ``root``).
 
 Paths in git-facing output (test ids, evidence, the audit) stay relative to the
 repository; only the runner works relative to the project directory.
@@ -25,6 +27,19 @@ from tddgit.errors import ConfigError
 from tddgit.git import Repo, zsplit
 
 MARKERS = ("pyproject.toml", "pytest.ini", "setup.cfg", "package.json")
+# Files that make the top a project of its own even without a marker: then no directory
+# below is taken for the project (a `docs/package.json` beside a setup.py project).
+TOP_PROJECT_FILES = (
+    "setup.py",
+    "tox.ini",
+    "conftest.py",
+    "requirements.txt",
+    "Makefile",
+    "go.mod",
+    "Cargo.toml",
+    "pom.xml",
+    "build.gradle",
+)
 
 
 def load_project_config(repo: Repo, cwd: Path) -> Config:
@@ -62,7 +77,7 @@ def find_project_dir(repo: Repo, cwd: Path, configured: str | None = None) -> st
         if _has_marker(here):
             return here.relative_to(top).as_posix()
         here = here.parent
-    if _has_marker(top):
+    if _has_marker(top) or any((top / name).is_file() for name in TOP_PROJECT_FILES):
         return ""
     return _only_tracked_project(repo)
 

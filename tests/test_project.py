@@ -123,3 +123,8 @@ def test_ambiguous_projects_run_from_the_top_unless_root_says(tmp_path: Path) ->
     assert find_project_dir(found, tmp_path) == ""
     assert find_project_dir(found, tmp_path / "web") == "web"
     assert find_project_dir(found, tmp_path, "api") == "api"
+    (tmp_path / "web" / "package.json").unlink()
+    repo.commit("one project left")
+    assert find_project_dir(found, tmp_path) == "api"
+    repo.write("setup.py", "from setuptools import setup\nsetup()\n")
+    assert find_project_dir(found, tmp_path) == ""  # the top is a project of its own
