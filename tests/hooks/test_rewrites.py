@@ -109,3 +109,20 @@ def test_amended_red_that_fixes_its_test_is_judged_against_its_parent(hooked: Gi
     assert note["phase"] == "red"
     assert note["tree"] == hooked.git("rev-parse", "HEAD^{tree}").strip()
     assert note["parent"] == start
+
+
+def test_hook_paths_import_nothing_heavy() -> None:
+    """The hook modules this file exercises, the project lookup every hook makes, and the
+    editor wrapper load none of click, rich, GitPython, PyYAML or anthropic."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tddgit.hooks.dispatch, tddgit.project, tddgit.hooks.commit_msg, "
+        "tddgit.hooks.post_commit, tddgit.hooks.pre_commit, tddgit.editmsg; "
+        "print(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('click', 'rich', 'git', 'yaml', 'anthropic')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
