@@ -18,8 +18,8 @@ import sys
 
 EDITOR_ENV = "TDDGIT_EDITOR"
 
-# The trailers tddgit's phase commands add themselves (the phase, and --signoff).
-_OWN_TRAILER = re.compile(r"(?i)^(GSD-Phase|Signed-off-by)\s*:")
+# The trailers the phase commands add themselves (the phase, --task and --signoff).
+_OWN_TRAILER = re.compile(r"(?i)^(GSD-Phase|GSD-Task|Signed-off-by)\s*:")
 _SCISSORS = "------------------------ >8 ------------------------"
 
 
