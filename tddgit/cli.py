@@ -68,9 +68,9 @@ class AppContext:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from tddgit.config import load_config
+            from tddgit.project import load_project_config
 
-            self._config = load_config(self.repo.root, self.repo.tddgit_dir)
+            self._config = load_project_config(self.repo, self.cwd)
         return self._config
 
 
@@ -199,10 +199,7 @@ def run(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. `| head`): not an error worth a traceback
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
+        console.stdout_gone()
         return 0
     except Exception as exc:
         if debug:
@@ -212,4 +209,8 @@ def run(argv: list[str]) -> int:
             "rerun with --debug for the traceback and report it"
         )
         return EXIT_INTERNAL
+    try:
+        sys.stdout.flush()  # now, not at exit, where a closed pipe would print a warning
+    except BrokenPipeError:
+        console.stdout_gone()
     return int(rv) if isinstance(rv, int) else 0

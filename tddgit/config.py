@@ -161,6 +161,13 @@ KEYS: tuple[KeySpec, ...] = (
         "auto",
         "interpreter for pytest: $VIRTUAL_ENV, .venv/, venv/, then the current one",
     ),
+    KeySpec(
+        "root",
+        "str?",
+        None,
+        "the project's directory in the repository; tests run there (auto: the nearest "
+        "pyproject.toml, pytest.ini, setup.cfg or package.json)",
+    ),
     KeySpec("timeout", "number", 300, "seconds for one test run; the process group is killed"),
     KeySpec("red.scope", "str", "changed", "tests the red gate runs besides its targets", SCOPES),
     KeySpec("red.allow_stubs", "bool", True, "a red commit may add production stubs"),
@@ -208,6 +215,8 @@ class Config:
     sources: Mapping[str, str]  # dotted path -> "default" | file name
     file: Path | None = None
     root: Path | None = field(default=None, compare=False)
+    # the project's directory relative to the repository ("": its top), where tests run
+    project: str = field(default="", compare=False)
 
     def get(self, path: str) -> Any:
         return self.values[path]

@@ -48,7 +48,33 @@ def paint(text: str, colour: str, stream: IO[str] | None = None) -> str:
 
 
 def out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """A line of output on stdout. A reader that went away (``| head -1``) costs the rest of
+    the output, never the work still to do after it (a commit, its note)."""
+    try:
+        sys.stdout.write(text + "\n")
+    except BrokenPipeError:
+        stdout_gone()
+
+
+def stdout_gone() -> None:
+    """stdout's reader closed the pipe: send what is still buffered, and everything after
+    it, to the null device (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 test``, ``2 tests``; ``many`` for irregular plurals."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def outcome_count(n: int, outcome: str) -> str:
+    """``2 passed``, ``1 error``, ``2 errors``: of the outcomes only `error` is a noun."""
+    return plural(n, outcome) if outcome == "error" else f"{n} {outcome}"
 
 
 def err(text: str = "") -> None:

@@ -266,6 +266,22 @@ def cache_get(repo: Repo, tree: str, phase: str | None = None) -> Evidence | Non
     return best
 
 
+def cached_keys(repo: Repo) -> set[tuple[str, str]]:
+    """(tree, phase) of every evidence in the cache, from directory listings only: a long
+    history asks for the few trees there are instead of opening a file per commit."""
+    keys: set[tuple[str, str]] = set()
+    with contextlib.suppress(OSError):
+        for sub in os.scandir(_cache_dir(repo)):
+            if len(sub.name) != 2 or not sub.is_dir():
+                continue
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(sub.path):
+                    rest, _, phase = entry.name.removesuffix(".json").rpartition(".")
+                    if rest and phase in PHASES and entry.name.endswith(".json"):
+                        keys.add((sub.name + rest, phase))
+    return keys
+
+
 def cache_discard(repo: Repo, tree: str, phase: str) -> None:
     with contextlib.suppress(OSError):
         _cache_path(repo, tree, phase).unlink()

@@ -79,9 +79,10 @@ def write_index_tree(repo: Repo) -> str:
     return proc.stdout.decode().strip()
 
 
-def _head_and_tree(repo: Repo) -> tuple[str | None, str]:
-    """HEAD's commit and tree in one git call; (None, empty tree) on an unborn branch."""
-    proc = repo.run("rev-parse", "HEAD^{commit}", "HEAD^{tree}", check=False)
+def _head_and_tree(repo: Repo, rev: str = "HEAD") -> tuple[str | None, str]:
+    """``rev``'s commit and tree in one git call; (None, empty tree) when there is none (an
+    unborn branch, the parent of a root commit)."""
+    proc = repo.run("rev-parse", f"{rev}^{{commit}}", f"{rev}^{{tree}}", check=False)
     lines = proc.stdout.decode().split()
     if proc.returncode != 0 or len(lines) != 2:
         return None, EMPTY_TREE
@@ -114,8 +115,10 @@ def diff_trees(repo: Repo, old: str, new: str, paths: Iterable[str] = ()) -> lis
     return changes
 
 
-def staged_change(repo: Repo, classifier: Classifier) -> StagedChange:
-    head, base = _head_and_tree(repo)
+def staged_change(repo: Repo, classifier: Classifier, *, amend: bool = False) -> StagedChange:
+    """The index against HEAD, or against HEAD's first parent for a commit that will
+    replace HEAD (``git commit --amend``)."""
+    head, base = _head_and_tree(repo, "HEAD^1" if amend else "HEAD")
     tree = write_index_tree(repo)
     files = tuple(diff_trees(repo, base, tree))
     kinds = {f.path: classifier.kind(f.path) for f in files}

@@ -29,6 +29,7 @@ from tddgit.audit.model import (
 if TYPE_CHECKING:
     from tddgit.audit.engine import Auditor
     from tddgit.config import Config
+    from tddgit.evidence import Evidence
     from tddgit.git import Repo
 
 PostCheck = Callable[[AuditReport], Sequence[Finding]]
@@ -54,6 +55,21 @@ class AuditOptions:
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
     leave_to_exit: bool = False
+
+
+def _tree_cache(repo: Repo) -> Callable[[str, str], Evidence | None] | None:
+    """Evidence cached by tree id, for a trailer commit without a note; None when the
+    cache is empty (the common case of an audit of someone else's history)."""
+    from tddgit.evidence import cache_get, cached_keys
+
+    keys = cached_keys(repo)
+    if not keys:
+        return None
+
+    def lookup(tree: str, phase: str) -> Evidence | None:
+        return cache_get(repo, tree, phase) if (tree, phase) in keys else None
+
+    return lookup
 
 
 def run_audit(
@@ -123,6 +139,7 @@ def run_audit(
             blobs,
             boundary=frozenset(shallow_boundary(repo)),
             sink=spool,
+            by_tree=_tree_cache(repo),
         )
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at

@@ -29,7 +29,7 @@ from tddgit.model import Commit, FileChange
 from tddgit.plans import TASK_TRAILER as TASK_KEY
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from tddgit.audit.rules import Check
     from tddgit.blobs import BlobReader
@@ -58,11 +58,15 @@ class Auditor:
         *,
         boundary: frozenset[str] = frozenset(),
         sink: RecordSink | None = None,
+        by_tree: Callable[[str, str], Evidence | None] | None = None,
     ) -> None:
         self._classifier = classifier
         self._sink = sink  # gets each record as it is made, and any later replacement
         self._kinds: dict[str, str] = {}
         self._notes = notes
+        # a trailer commit without a note: the evidence cached for its tree, if any (a
+        # commit made with --no-verify after `--no-commit`, a copy git gave no note)
+        self._by_tree = by_tree
         self._blobs = blobs
         self._read_text = blobs.text
         self._stubs = StubJudge(blobs)
@@ -126,6 +130,8 @@ class Auditor:
         subject = c.subject
         phase, source, rule, attempt = self._phase(c, subject, tests, prods, before)
         note = self._notes.get(c.sha) if self._notes else None
+        if note is None and source == "trailer" and phase and self._by_tree is not None:
+            note = self._by_tree(c.tree, phase)
         view = CommitView(c, phase, source, attempt, tests, prods, before, note)
         index = len(self.records)
         found = self.findings

@@ -31,6 +31,7 @@ from typing import IO, Any
 from tddgit.audit.model import AuditReport, CommitRecord, EvidenceSummary, Finding
 from tddgit.audit.report import summary_rows, title
 from tddgit.audit.tasks import TASK_HEADER, task_rows
+from tddgit.console import plural
 
 DETAIL_LIMIT = 3000  # up to this many commits, every commit is drawn
 RECENT = 500  # above it: the most recent commits still drawn one by one
@@ -81,8 +82,8 @@ def _static_body(report: AuditReport, name: str) -> str:
     rows = "".join(f"<tr><th>{_text(k)}</th><td>{_text(v)}</td></tr>" for k, v in summary_rows(m))
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (
-        f'<header><h1>{name}</h1><p class="sub">{len(report.commits)} commits · '
-        f"{len(report.findings)} findings · conformance "
+        f'<header><h1>{name}</h1><p class="sub">{plural(len(report.commits), "commit")} · '
+        f"{plural(len(report.findings), 'finding')} · conformance "
         f"{_text('–' if m.get('conformance') is None else str(m['conformance']))} · "
         f"tddgit {_text(report.tool_version)} · {generated}</p>"
         f'<ul class="notes">{notes}</ul></header>\n'

@@ -14,6 +14,7 @@ from tddgit.audit.report import (
     title,
 )
 from tddgit.audit.tasks import TASK_HEADER, task_rows
+from tddgit.console import plural
 
 SHOWN_FINDINGS = 100
 RECENT_COMMITS = 15
@@ -89,7 +90,7 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         console.print(table)
         hidden = len(report.findings) - SHOWN_FINDINGS
         if hidden > 0:
-            console.print(f"… and {hidden} more findings (use --format json for all)")
+            console.print(f"… and {plural(hidden, 'more finding')} (use --format json for all)")
     else:
         console.print("[green]No findings.[/green]")
 

@@ -372,8 +372,8 @@ def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
             finding(
                 "refactor-changes-tests",
                 v.sha,
-                f"refactor changes {len(v.tests)} test and {len(v.prods)} production file(s) "
-                "in one step",
+                f"refactor changes {_count(len(v.tests), 'test file')} and "
+                f"{_count(len(v.prods), 'production file')} in one step",
                 files=files,
             )
         )
@@ -611,7 +611,7 @@ class TestAfterIndex:
         return finding(
             "test-after-fact",
             c.sha,
-            f"{test_path} was created {lag_commits} commit(s) and {_human(lag_seconds)} "
+            f"{test_path} was created {_count(lag_commits, 'commit')} and {_human(lag_seconds)} "
             f"after {prod.path}",
             related=(prod.sha,),
             files=(test_path, prod.path),
@@ -625,3 +625,9 @@ def _human(seconds: int) -> str:
             n = seconds // size
             return f"{n} {unit}{'s' if n != 1 else ''}"
     return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 commit``, ``7 commits`` (kept here: the audit's compiled modules import no
+    console code)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

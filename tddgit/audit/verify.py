@@ -31,6 +31,7 @@ from typing import Any
 from tddgit.audit.model import AuditReport, CommitRecord, Finding
 from tddgit.audit.rules import finding
 from tddgit.config import Config
+from tddgit.console import plural
 from tddgit.errors import TddgitError
 from tddgit.git import EMPTY_TREE, Repo, clean_env
 from tddgit.model import Cause, Light, Outcome, RunResult, TestResult
@@ -91,7 +92,8 @@ class Verifier:
     def summary(self) -> str:
         counts = {s: sum(1 for v in self.verdicts if v.status == s) for s in _STATUSES}
         return (
-            f"verify: re-ran {len(self.verdicts)} declared commit(s): {counts['holds']} hold, "
+            f"verify: re-ran {plural(len(self.verdicts), 'declared commit')}: "
+            f"{counts['holds']} hold, "
             f"{counts['contradiction']} contradicted, {counts['inconclusive']} inconclusive"
         )
 

@@ -89,9 +89,9 @@ def detect(
             bar.advance()
     _render("json" if as_json else fmt, findings, len(files), config)
     failing = [f for f in findings if severity_rank(f.severity) >= severity_rank(severity)]
-    noun = "finding" if len(findings) == 1 else "findings"
     console.err(
-        f"tddgit detect: {len(findings)} {noun} in {len(files)} test file(s) "
+        f"tddgit detect: {console.plural(len(findings), 'finding')} in "
+        f"{console.plural(len(files), 'test file')} "
         f"(max_mocks={config.get('antipatterns.max_mocks')}, "
         f"max_asserts={config.get('antipatterns.max_asserts')})"
     )

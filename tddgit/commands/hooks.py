@@ -8,7 +8,14 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
-from tddgit.hooks.install import HOOK_TYPES, Action, install, uninstall
+from tddgit.hooks.install import (
+    HOOK_TYPES,
+    Action,
+    follow_rewrites,
+    install,
+    unfollow_rewrites,
+    uninstall,
+)
 
 _TYPE_OPTION = click.option(
     "-t",
@@ -48,14 +55,19 @@ def install_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> No
 
     An existing hook is kept and chained: it runs first, and its failure still blocks the
     commit; `tddgit hooks uninstall` puts it back. Running install again is harmless.
+    With post-commit, git is also set to copy the evidence notes when it rewrites commits
+    (notes.rewriteRef, notes.rewriteMode; docs/hooks.md).
 
     \b
     Examples:
       tddgit hooks install
       tddgit hooks install -t commit-msg --json
     """
-    directory, actions = install(app(ctx).repo, types or HOOK_TYPES)
-    _report(directory, actions, as_json, "installed in")
+    repo = app(ctx).repo
+    directory, actions = install(repo, types or HOOK_TYPES)
+    # the notes follow amend and rebase, and post-commit copies them on cherry-pick
+    settings = follow_rewrites(repo) if "post-commit" in (types or HOOK_TYPES) else []
+    _report(directory, actions, as_json, "installed in", settings)
 
 
 @hooks.command("uninstall")
@@ -70,7 +82,10 @@ def uninstall_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> 
     Examples:
       tddgit hooks uninstall
     """
-    directory, actions = uninstall(app(ctx).repo, types or HOOK_TYPES)
+    repo = app(ctx).repo
+    directory, actions = uninstall(repo, types or HOOK_TYPES)
+    if "post-commit" in (types or HOOK_TYPES):
+        unfollow_rewrites(repo)
     _report(directory, actions, as_json, "removed from")
 
 
@@ -86,11 +101,24 @@ _SAY = {
 }
 
 
-def _report(directory: object, actions: list[Action], as_json: bool, verb: str) -> None:
+def _report(
+    directory: object,
+    actions: list[Action],
+    as_json: bool,
+    verb: str,
+    settings: list[str] | None = None,
+) -> None:
     if as_json:
-        payload = {"hooks_dir": str(directory), "hooks": [a.to_json() for a in actions]}
+        payload: dict[str, object] = {
+            "hooks_dir": str(directory),
+            "hooks": [a.to_json() for a in actions],
+        }
+        if settings is not None:
+            payload["config"] = settings
         console.out(json.dumps(payload, indent=2))
         return
     console.out(f"tddgit hooks {verb} {directory}:")
     for a in actions:
         console.out(f"  {a.hook:<19} {_SAY[a.action].format(chained=a.chained)}")
+    for setting in settings or ():
+        console.out(f"  git config {setting} (evidence notes follow amend and rebase)")

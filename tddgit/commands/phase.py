@@ -14,6 +14,7 @@ import click
 
 from tddgit import console, faults
 from tddgit.cli import app
+from tddgit.console import outcome_count
 from tddgit.errors import UsageError
 from tddgit.evidence import NOTES_REF, cache_put, write_note
 from tddgit.gates import Verdict, run_gate
@@ -218,13 +219,34 @@ def _commit(
     if edit:
         args.append("--edit")
     env = {**os.environ, PHASE_ENV: phase}
-    proc = subprocess.run(
+    if edit or not (messages or msg_file):
+        env.update(_editor_env(repo))
+    subprocess.run(
         args, cwd=repo.root, env=env, stdout=sys.stderr if quiet_stdout else None, check=False
     )
+    # git's exit code is not the answer: killed by SIGPIPE while printing its summary
+    # (`tddgit red | head -1`), it has already made the commit and run post-commit.
     after = repo.head()
-    if proc.returncode != 0 or after is None or after == before:
+    if after is None or after == before or _first_parent(repo, after) != before:
         return None
     return after
+
+
+def _editor_env(repo: Repo) -> dict[str, str]:
+    """git opens the user's editor through tddgit.editmsg, which aborts the commit when
+    the message is left with nothing but the GSD-Phase trailer."""
+    import shlex
+
+    from tddgit.editmsg import EDITOR_ENV
+
+    editor = repo.run("var", "GIT_EDITOR", check=False).stdout.decode().strip() or "vi"
+    wrapper = f"{shlex.quote(sys.executable)} -m tddgit.editmsg"
+    return {"GIT_EDITOR": wrapper, EDITOR_ENV: editor}
+
+
+def _first_parent(repo: Repo, commit: str) -> str | None:
+    proc = repo.run("rev-parse", "-q", "--verify", f"{commit}^1", check=False)
+    return proc.stdout.decode().strip() or None
 
 
 def _attach(repo: Repo, commit: str, verdict: Verdict) -> None:
@@ -278,7 +300,9 @@ def render_verdict(verdict: Verdict, write: Callable[[str], None]) -> None:
     if verdict.evidence is not None:
         suite = verdict.evidence.suite
         parts = [
-            f"{suite[k]} {k}" for k in ("passed", "failed", "error", "skipped") if suite.get(k)
+            outcome_count(suite[k], k)
+            for k in ("passed", "failed", "error", "skipped")
+            if suite.get(k)
         ]
         if parts:
             write(f"  suite: {', '.join(parts)}")

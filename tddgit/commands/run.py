@@ -10,6 +10,7 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
+from tddgit.console import outcome_count, plural
 from tddgit.model import Light, Outcome, RunResult, TestResult
 
 SYMBOLS = {Light.RED: "✗", Light.AMBER: "!", Light.GREEN: "✓"}
@@ -41,16 +42,18 @@ def run(ctx: click.Context, tests: tuple[str, ...], as_json: bool) -> None:
 
     a = app(ctx)
     repo, config = a.repo, a.config
-    runner = get_runner(config, repo.root)
+    runner = get_runner(config, repo.root / config.project)
     wanted = tuple(_repo_relative(t, a.cwd, repo.root) for t in tests)
     request = RunRequest(
         root=repo.root,
+        subdir=config.project,
         tests=wanted if runner.selects_tests else (),
         timeout=config.timeout,
         project_root=repo.root,
         bytecode_cache=repo.tddgit_dir / "pycache",
     )
-    with console.progress(f"running {runner.name} tests in {repo.root.name}"):
+    where = (repo.root / config.project).name
+    with console.progress(f"running {runner.name} tests in {where}"):
         result = runner.run(request)
     if wanted and not runner.selects_tests:
         result = select(result, wanted)
@@ -123,11 +126,11 @@ def _print(result: RunResult) -> None:
     for test in result.tests:
         click.echo(_line(test, symbols))
     totals = result.totals()
-    counts = ", ".join(f"{totals[o.value]} {o.value}" for o in Outcome if totals[o.value])
+    counts = ", ".join(outcome_count(totals[o.value], o.value) for o in Outcome if totals[o.value])
     lights = ", ".join(
         f"{totals['light_' + lt.value]} {lt.value}" for lt in Light if totals["light_" + lt.value]
     )
-    summary = f"{totals['total']} tests"
+    summary = plural(totals["total"], "test")
     if counts:
         summary += f": {counts}"
     if lights:

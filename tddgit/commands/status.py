@@ -63,7 +63,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
     last = f"{state.phase} ({state.phase_commit[:10]})" if state.phase_commit else "none yet"
     console.out(f"last phase:     {last}")
     if open_targets:
-        console.out("open red:       " + console.paint(f"{len(open_targets)} target(s)", "red"))
+        console.out(
+            "open red:       " + console.paint(console.plural(len(open_targets), "target"), "red")
+        )
         for t in open_targets:
             console.out(f"  {t}")
     staged = change.summary()

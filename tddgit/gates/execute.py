@@ -193,7 +193,7 @@ def execute(
     if risky:
         shown = ", ".join(risky[:5]) + (" …" if len(risky) > 5 else "")
         notes.append(f"ran on a snapshot of the index (unstaged or untracked: {shown})")
-    runner = get_runner(config, repo.root)
+    runner = get_runner(config, repo.root / config.project)
     if selection is None:
         selection = _selection(config, phase, plan, change)
     if selection and not runner.selects_tests:
@@ -202,6 +202,7 @@ def execute(
         env = {**os.environ, **env_extra} if env_extra else None
         request = RunRequest(
             root=root,
+            subdir=config.project,
             tests=selection if runner.selects_tests else (),
             timeout=config.timeout,
             env=env,

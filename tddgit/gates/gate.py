@@ -66,15 +66,17 @@ def run_gate(
     tests: Sequence[str] = (),
     *,
     on_progress: Callable[[str], None] | None = None,
+    amend: bool = False,
 ) -> Verdict:
-    """Judge the staged change as a ``phase`` step. Runs the tests unless a check before the
-    run already refuses (the refusal is certain, and fast feedback matters)."""
+    """Judge the staged change as a ``phase`` step (``amend``: a step that replaces HEAD,
+    judged against HEAD's parent). Runs the tests unless a check before the run already
+    refuses (the refusal is certain, and fast feedback matters)."""
     if phase not in PHASES:
         raise ValueError(phase)
     classifier = Classifier.from_config(config)
     dirty = DirtyScan(repo)  # its git calls run while the staged tree is read
     try:
-        return _gate(repo, config, phase, tests, classifier, dirty, on_progress)
+        return _gate(repo, config, phase, tests, classifier, dirty, on_progress, amend)
     finally:
         dirty.close()
 
@@ -87,8 +89,9 @@ def _gate(
     classifier: Classifier,
     dirty: DirtyScan,
     on_progress: Callable[[str], None] | None,
+    amend: bool = False,
 ) -> Verdict:
-    change = staged_change(repo, classifier)
+    change = staged_change(repo, classifier, amend=amend)
     if not change.files and change.head is not None:
         from tddgit.errors import UsageError
 

@@ -21,7 +21,7 @@ from tddgit.hooks.context import (
     phase_trailers,
     read_message,
 )
-from tddgit.hooks.report import HookRefusal, note
+from tddgit.hooks.report import HookRefusal, note, warn
 
 HOOK = "commit-msg"
 _EXEMPT_SUBJECTS = ("fixup!", "squash!", "amend!")
@@ -104,12 +104,14 @@ def _check_evidence(
     if evidence is not None and evidence.parent == parent:
         note(HOOK, f"{phase} step verified by stored evidence (tree {tree[:10]})")
         return
-    if amend:
+    if amend and _amended_note_holds(ctx, tree, phase, parent):
+        return
+    if amend and not config.flag("hooks.run_gate"):
         raise HookRefusal(
             f"this amend declares `GSD-Phase: {phase}` but no {phase} evidence exists for "
             f"its tree {tree[:10]} on top of {parent[:10] if parent else 'the root'}",
-            "an amended step must be judged against the commit before it, which the gate "
-            "cannot do in place",
+            "hooks.run_gate is false, so the hook does not judge the amended step against "
+            "the commit before it itself",
             f"`git reset --soft HEAD~1`, then `tddgit {phase}` (or keep the commit as it was)",
         )
     if not config.flag("hooks.run_gate"):
@@ -119,12 +121,33 @@ def _check_evidence(
             f"run `tddgit {phase} --no-commit` first, then commit again (or commit with "
             f"`tddgit {phase}`)",
         )
-    _run_gate_now(ctx, config, phase)
+    _run_gate_now(ctx, config, phase, amend)
 
 
-def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
-    """No stored evidence: run the gate on the index now; cache its evidence so post-commit
-    can attach it as the note."""
+def _amended_note_holds(ctx: HookContext, tree: str, phase: str, parent: str | None) -> bool:
+    """An amend that keeps HEAD's tree (a new message, author or date) is the step HEAD's
+    note already proves; caching that evidence lets post-commit attach it to the new
+    commit even where git is not set up to copy notes."""
+    from tddgit.evidence import EvidenceError, cache_put, read_note
+
+    assert ctx.head is not None
+    try:
+        evidence = read_note(ctx.repo, ctx.head)
+    except EvidenceError:
+        return False
+    if evidence is None or evidence.tree != tree or evidence.phase != phase:
+        return False
+    if evidence.parent != parent:
+        return False
+    cache_put(ctx.repo, evidence)
+    note(HOOK, f"{phase} step verified by the evidence of the commit it amends ({ctx.head[:10]})")
+    return True
+
+
+def _run_gate_now(ctx: HookContext, config: Config, phase: str, amend: bool) -> None:
+    """No stored evidence: run the gate on the index now (an amend against the commit it
+    amends' parent, as if HEAD were not there yet); cache its evidence so post-commit can
+    attach it as the note."""
     import sys
 
     from tddgit.commands.phase import render_findings, render_verdict
@@ -134,7 +157,7 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str) -> None:
 
     note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
     with use_scratch_dir():
-        verdict = run_gate(ctx.repo, config, phase)
+        verdict = run_gate(ctx.repo, config, phase, amend=amend)
 
     def write(line: str) -> None:
         sys.stderr.write(line + "\n")
@@ -186,32 +209,54 @@ def _check_strict(ctx: HookContext, config: Config, text: str, comment: str) -> 
     subject = cleanup_message(text, comment).split("\n", 1)[0]
     if ctx.merging or ctx.reverting or subject.startswith('Revert "'):
         return
-    if subject.startswith(_EXEMPT_SUBJECTS):
-        return
-    amend = is_amend(ctx)
-    production = _production_changes(ctx, config, first_parent(ctx, amend))
+    from tddgit.paths import Classifier
+
+    parent = first_parent(ctx, is_amend(ctx))
+    classifier = Classifier.from_config(config)
+    paths = _changed_paths(ctx, parent)
+    production = [p for p in paths if classifier.is_production(p) and not classifier.is_exempt(p)]
     if not production:
         return
     shown = ", ".join(production[:5]) + (
         f" and {len(production) - 5} more" if len(production) > 5 else ""
     )
+    untested = not any(classifier.is_test(p) for p in paths) and _no_open_red(ctx, parent)
+    if subject.startswith(_EXEMPT_SUBJECTS):
+        if untested:
+            warn(
+                HOOK,
+                f"production code ({shown}) with no test change and no open red: exempt as "
+                f"{subject.split(' ', 1)[0]}, but the step it joins needs a failing test first",
+            )
+        return
+    fix = (
+        "commit with `tddgit red|green|refactor`, or add `GSD-Phase: <phase>` after running "
+        "`tddgit <phase> --no-commit`"
+    )
+    if untested:
+        fix = (
+            "there is no test change and no open red: start with a failing test "
+            f"(`tddgit red`); or {fix}"
+        )
     raise HookRefusal(
         f"this commit changes production code ({shown}) without a GSD-Phase trailer",
         "mode = strict: production changes must be a red, green or refactor step; exempt are "
         "merges, reverts, fixup!/squash!/amend! commits and paths matching `exempt`",
-        "commit with `tddgit red|green|refactor`, or add `GSD-Phase: <phase>` after running "
-        "`tddgit <phase> --no-commit`",
+        fix,
     )
 
 
-def _production_changes(ctx: HookContext, config: Config, parent: str | None) -> list[str]:
-    """Production paths the commit changes that are not exempt."""
-    from tddgit.git import EMPTY_TREE, zsplit
-    from tddgit.paths import Classifier
+def _no_open_red(ctx: HookContext, parent: str | None) -> bool:
+    """No red is open: with no test change either, the commit is probably a step without a
+    test (what the pre-commit hook warned about when it could not read the message)."""
+    from tddgit.lineage import state_at
 
-    tree = index_tree(ctx)
+    return not state_at(ctx.repo, parent).open_reds
+
+
+def _changed_paths(ctx: HookContext, parent: str | None) -> list[str]:
+    from tddgit.git import EMPTY_TREE, zsplit
+
     base = parent or EMPTY_TREE
-    out = ctx.repo.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, tree).stdout
-    classifier = Classifier.from_config(config)
-    paths = zsplit(out.decode("utf-8", "surrogateescape"))
-    return [p for p in paths if classifier.is_production(p) and not classifier.is_exempt(p)]
+    args = ("diff-tree", "-r", "-z", "--no-renames", "--name-only", base, index_tree(ctx))
+    return zsplit(ctx.repo.run(*args).stdout.decode("utf-8", "surrogateescape"))

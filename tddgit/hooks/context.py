@@ -32,6 +32,15 @@ class HookContext:
     def reverting(self) -> bool:
         return (self.repo.git_dir / "REVERT_HEAD").exists()
 
+    def picked(self) -> str | None:
+        """The commit a cherry-pick (or a rebase's pick) is copying, while it commits."""
+        try:
+            with (self.repo.git_dir / "CHERRY_PICK_HEAD").open("rb") as fh:
+                sha = fh.read(100).decode("ascii", "replace").strip()
+        except OSError:
+            return None
+        return sha if len(sha) in (40, 64) else None
+
 
 def discover(cwd: Path | None = None) -> HookContext:
     """The repository the hook runs in, and HEAD, from one ``git rev-parse``.
@@ -96,6 +105,11 @@ def read_message(path: str) -> str:
 
 
 def comment_char(ctx: HookContext, text: str) -> str:
+    """``core.commentChar`` for the message ``text`` (see ``repo_comment_char``)."""
+    return repo_comment_char(ctx.repo, text)
+
+
+def repo_comment_char(repo: Repo, text: str) -> str:
     """``core.commentChar``, asked of git only when the message has a line it could affect.
 
     The comment character only matters for lines that start with it, and git accepts only
@@ -104,7 +118,7 @@ def comment_char(ctx: HookContext, text: str) -> str:
     """
     if not any(line[:1] and line[0] in _COMMENT_CANDIDATES for line in text.split("\n")):
         return "#"
-    proc = ctx.repo.run("config", "--get", "core.commentChar", check=False)
+    proc = repo.run("config", "--get", "core.commentChar", check=False)
     value = proc.stdout.decode("utf-8", "replace").strip()
     if not value:
         return "#"

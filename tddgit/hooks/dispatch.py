@@ -69,11 +69,11 @@ def run_hook(name: str, args: Sequence[str], *, cwd: Path | None = None) -> int:
     _forget_framework_venv()
     terminate_as_interrupt()
     try:
-        from tddgit.config import load_config
         from tddgit.hooks.context import discover
+        from tddgit.project import load_project_config
 
         ctx = discover(cwd)
-        config = load_config(ctx.repo.root, ctx.repo.tddgit_dir)
+        config = load_project_config(ctx.repo, ctx.repo.root)  # git runs hooks at the top
         crash = os.environ.get(CRASH_ENV)
         if crash in (name, "all"):
             raise RuntimeError(f"{CRASH_ENV}={crash}: simulated internal error")

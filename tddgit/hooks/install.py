@@ -104,6 +104,31 @@ def _write_exec(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+NOTES_REF = "refs/notes/tddgit"  # = tddgit.evidence.NOTES_REF, without importing it
+
+
+def follow_rewrites(repo: Repo) -> list[str]:
+    """Make git copy tddgit's notes when it rewrites commits (``commit --amend``,
+    ``rebase``): ``notes.rewriteRef``, and ``notes.rewriteMode = ignore`` unless set, so a
+    note the post-commit hook has just attached to an amended commit (the amended tree's own
+    evidence) is kept rather than concatenated with the old one into invalid JSON. Returns
+    the settings made; cherry-pick is the post-commit hook's job (git copies no notes
+    there)."""
+    made = []
+    refs = repo.run("config", "--get-all", "notes.rewriteRef", check=False).stdout.decode()
+    if NOTES_REF not in refs.split():
+        repo.run("config", "--add", "notes.rewriteRef", NOTES_REF)
+        made.append(f"notes.rewriteRef = {NOTES_REF}")
+    if repo.run("config", "--get", "notes.rewriteMode", check=False).returncode != 0:
+        repo.run("config", "notes.rewriteMode", "ignore")
+        made.append("notes.rewriteMode = ignore")
+    return made
+
+
+def unfollow_rewrites(repo: Repo) -> None:
+    repo.run("config", "--fixed-value", "--unset-all", "notes.rewriteRef", NOTES_REF, check=False)
+
+
 def install(repo: Repo, types: tuple[str, ...] = HOOK_TYPES) -> tuple[Path, list[Action]]:
     directory = hooks_dir(repo)
     directory.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,8 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
     parent = parents[0] if parents else None
     evidence = cache_get(ctx.repo, tree, phase)
     if evidence is None or evidence.parent != parent:
+        if _copy_picked_note(ctx, ctx.head, phase):
+            return 0
         warn(
             HOOK,
             f"{ctx.head[:10]} declares `GSD-Phase: {phase}` but no {phase} evidence exists "
@@ -57,3 +59,24 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
         write_note(ctx.repo, ctx.head, evidence)
         note(HOOK, f"{phase} evidence attached to {ctx.head[:10]} (refs/notes/tddgit)")
     return 0
+
+
+def _copy_picked_note(ctx: HookContext, commit: str, phase: str) -> bool:
+    """A cherry-pick copies no notes (and runs no post-rewrite hook), but git runs
+    post-commit with CHERRY_PICK_HEAD naming the picked commit: its evidence follows the
+    copy, as ``notes.rewriteRef`` makes it follow a rebase. On another base the tree
+    differs from the evidence's, which the audit reports."""
+    from tddgit.evidence import EvidenceError, read_note, write_note
+
+    picked = ctx.picked()
+    if picked is None or picked == commit:
+        return False
+    try:
+        evidence = read_note(ctx.repo, picked)
+    except EvidenceError:
+        return False
+    if evidence is None or evidence.phase != phase:
+        return False
+    write_note(ctx.repo, commit, evidence)
+    note(HOOK, f"{phase} evidence of {picked[:10]} copied to {commit[:10]} (cherry-pick)")
+    return True

@@ -2,8 +2,9 @@
 
 Staged test files are read from the index, never the work tree (the commit is the index):
 the anti-pattern detectors run on them under ``hooks.detectors`` (warn: print and go on;
-block: refuse; off). In strict mode, production code staged with no test change and no
-open red gets a warning: it is probably a step without a test.
+block: refuse; off). Strict mode is commit-msg's: pre-commit runs before the message
+exists (``git commit -m x --trailer "GSD-Phase: refactor"`` included), so it cannot tell
+a declared step from an undeclared one.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
+from tddgit.console import plural
 from tddgit.hooks.context import HookContext
 from tddgit.hooks.report import HookRefusal, warn
 
@@ -27,17 +29,8 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
     tests = change.paths(Kind.TEST, include_deleted=False)
     if str(config.get("hooks.detectors")) != "off" and tests:
         _detect(ctx, config, change.tree, tests)
-    if config.strict and change.touches_production and not change.touches_tests:
-        from tddgit.lineage import state_at
-
-        if not state_at(ctx.repo, ctx.head).open_reds:
-            shown = ", ".join(change.paths(Kind.PRODUCTION)[:5])
-            warn(
-                HOOK,
-                f"production code is staged ({shown}) with no test change and no open red: "
-                "in strict mode this commit needs a phase; start with a failing test "
-                "(`tddgit red`)",
-            )
+    # Strict mode's "production code without a test" is commit-msg's to say: only it can
+    # read the message, and a message declaring a phase makes the commit a judged step.
     return 0
 
 
@@ -67,7 +60,8 @@ def _detect(ctx: HookContext, config: Config, tree: str, tests: list[str]) -> No
         warn(HOOK, f"{f.rule}: {where}: {f.message}")
     if str(config.get("hooks.detectors")) == "block":
         raise HookRefusal(
-            f"{len(findings)} test anti-pattern finding(s) in the staged tests (listed above)",
+            f"{plural(len(findings), 'test anti-pattern finding')} in the staged tests "
+            "(listed above)",
             "hooks.detectors = block refuses commits whose staged tests over-mock or assert "
             "too broadly",
             "split the tests or reduce their mocks and assertions (thresholds: "

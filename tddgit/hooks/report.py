@@ -23,7 +23,10 @@ class HookRefusal(Exception):
 
 
 def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
+    """A sentence's first word capitalised, unless it is a name to keep as written (a
+    path, a test id, `code`): only a plain word is."""
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.isalpha() else text
 
 
 def refused(exc: HookRefusal, hook: str) -> int:

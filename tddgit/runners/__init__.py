@@ -21,6 +21,9 @@ class RunRequest:
 
     root: Path
     tests: tuple[str, ...] = ()
+    # The project's directory inside ``root`` (key ``root``, tddgit.project): the runner
+    # works there; ``tests`` and the results' ids stay relative to ``root``.
+    subdir: str = ""
     timeout: float = 300.0
     env: Mapping[str, str] | None = None
     # The repo root of the user's work tree (for `python = auto` discovery of .venv etc.);
@@ -37,6 +40,15 @@ class RunRequest:
     cover: tuple[str, ...] = ()
     # Told (tests done, tests failed) as the run goes, by runners that know (pytest).
     on_tests: Callable[[int, int], None] | None = None
+
+    def in_project(self) -> RunRequest:
+        """The request with the project's directory as its root, for runners that only
+        need to run there (their test ids are their own, not paths to map)."""
+        if not self.subdir:
+            return self
+        import dataclasses
+
+        return dataclasses.replace(self, root=self.root / self.subdir, subdir="")
 
 
 class Runner(Protocol):

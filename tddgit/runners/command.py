@@ -39,6 +39,7 @@ class CommandRunner:
         return command
 
     def run(self, request: RunRequest) -> RunResult:
+        request = request.in_project()
         command = self.command(request)
         proc = run_command(
             command,

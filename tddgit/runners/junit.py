@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit.config import Config
+from tddgit.console import plural
 from tddgit.errors import ConfigError, RunnerError
 from tddgit.model import Cause, Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest, select
@@ -376,6 +377,7 @@ class JunitRunner:
         return pattern
 
     def run(self, request: RunRequest) -> RunResult:
+        request = request.in_project()  # its ids are the runner's own, not paths
         root = request.root
         command = self._command(root)
         pattern = self._pattern(root, command)
@@ -444,7 +446,7 @@ def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...]
         notes.extend(problems)
     dupes = sorted(i for i, n in Counter(t.id for t in tests).items() if n > 1)
     if dupes:
-        notes.append(f"{len(dupes)} test id(s) reported more than once, e.g. {dupes[0]!r}")
+        notes.append(f"{plural(len(dupes), 'test id')} reported more than once, e.g. {dupes[0]!r}")
     return tuple(tests), tuple(notes)
 
 

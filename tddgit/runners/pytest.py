@@ -19,12 +19,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult
+from tddgit.project import to_project, to_repo
 from tddgit.runners import RunRequest
 from tddgit.runners.process import ProcResult, run_command
 
@@ -181,10 +183,28 @@ class PytestRunner:
         self.config = config
 
     def run(self, request: RunRequest) -> RunResult:
-        root = request.root
-        project_root = request.project_root or root
+        """Run in the project's directory (``request.subdir``), ids relative to ``root``."""
+        result = self._run(request)
+        if not request.subdir:
+            return result
+        sub = request.subdir
+        tests = tuple(
+            replace(t, id=to_repo(t.id, sub), file=to_repo(t.file, sub) if t.file else t.file)
+            for t in result.tests
+        )
+        return replace(result, tests=tests)
+
+    def _run(self, request: RunRequest) -> RunResult:
+        top = request.root
+        root = top / request.subdir if request.subdir else top
+        project_root = request.project_root or top
+        own = project_root / request.subdir
+        if request.subdir and any((own / d).is_dir() for d in (".venv", "venv")):
+            project_root = own  # the project's own virtualenv, before the repository's
         python = resolve_python(self.config, project_root)
-        requested = tuple(dict.fromkeys(_normalise(t, root) for t in request.tests))
+        requested = tuple(
+            dict.fromkeys(to_project(_normalise(t, top), request.subdir) for t in request.tests)
+        )
         args, absent = plan_args(root, requested)
         base = pytest_argv(python)
         if requested and not args:

@@ -135,7 +135,7 @@ def test_messages_and_files_without_trailers(repo):
     assert after.related == (widget_sha,)
     assert after.files == ("tests/test_widget.py", "src/widget.py")
     assert after.data == {"lag_commits": 7, "lag_seconds": 4200}
-    assert "7 commit(s) and 1 hour after src/widget.py" in after.message
+    assert "7 commits and 1 hour after src/widget.py" in after.message
     assert [c.status for c in report.cycles] == ["complete", "complete"]
     assert [e.kind for e in report.episodes] == [
         "production",

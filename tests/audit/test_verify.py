@@ -239,5 +239,5 @@ def test_jobs_must_be_positive(repo):
 def test_no_declared_commits_means_nothing_to_run(repo):
     base(repo)
     proc = repo.tddgit("audit", "--verify", check=True)
-    assert "re-ran 0 declared commit(s)" in proc.stderr
+    assert "re-ran 0 declared commits" in proc.stderr
     assert len(repo.git("worktree", "list").splitlines()) == 1

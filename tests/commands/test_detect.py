@@ -100,7 +100,7 @@ def test_text_output_groups_by_file(project: GitRepo) -> None:
         "MagicMock",
     ]
     assert lines[2] == "web/cart.test.js"
-    assert "2 findings in 5 test file(s)" in proc.stderr
+    assert "2 findings in 5 test files" in proc.stderr
 
 
 def test_config_thresholds_and_overrides(project: GitRepo) -> None:
@@ -211,7 +211,7 @@ def test_no_test_files(repo: GitRepo) -> None:
     proc = repo.tddgit("detect")
     assert proc.returncode == 0
     assert proc.stdout == ""
-    assert "0 findings in 0 test file(s)" in proc.stderr
+    assert "0 findings in 0 test files" in proc.stderr
 
 
 # --- the SARIF builder -----------------------------------------------------------------------

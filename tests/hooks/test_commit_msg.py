@@ -137,9 +137,18 @@ def test_amend_is_judged_from_the_first_parent_of_head(hooked: GitRepo) -> None:
     assert proc.returncode == 0, proc.stderr
     assert trailer(hooked) == "green"
     assert note_phase(hooked) == "green"
-    # an amend that changes the tree has no evidence against HEAD~1: refused
+    # an amend that changes the tree is judged against HEAD~1 by running the gate
+    red = hooked.git("rev-parse", "HEAD~1").strip()
     hooked.write("calc.py", CALC_SUB + "\n# note\n", dedent=False)
     hooked.add("calc.py")
+    proc = git_commit(hooked, "--amend", "--no-edit")
+    assert proc.returncode == 0, proc.stderr
+    assert "running the green gate now" in said(proc)
+    assert json.loads(hooked.git("notes", "--ref=tddgit", "show", "HEAD"))["parent"] == red
+    # ... unless hooks.run_gate is false: then it is refused, with the way out
+    hooked.write(".tddgit.yaml", "hooks:\n  run_gate: false\n")
+    hooked.write("calc.py", CALC_SUB + "\n# another note\n", dedent=False)
+    hooked.add("calc.py", ".tddgit.yaml")
     proc = git_commit(hooked, "--amend", "--no-edit")
     assert proc.returncode != 0
     assert "amend" in said(proc) and "git reset --soft HEAD~1" in said(proc)
