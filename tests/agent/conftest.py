@@ -1,0 +1,51 @@
+"""Fixtures for the model-driven phases: the fake Messages API and a small project."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.agent.fakeapi import FakeMessagesAPI, serve
+from tests.conftest import GitRepo
+from tests.project import start_project
+
+SPEC = """\
+spec_id: SPEC-SUB
+title: Subtraction
+components:
+  - name: calc
+    type: module
+    file_path: calc.py
+    interface:
+      methods:
+        - signature: "sub(a, b)"
+          description: a minus b
+test_cases:
+  - id: TC-1
+    component: calc
+    description: five minus three
+    then: 2
+  - id: TC-2
+    component: calc
+    description: a negative result
+"""
+
+
+@pytest.fixture
+def fake_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesAPI]:
+    """The fake server, with the SDK pointed at it (ANTHROPIC_BASE_URL) and a key set."""
+    for server in serve():
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
+        monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+        yield server
+
+
+@pytest.fixture
+def project(repo: GitRepo) -> GitRepo:
+    """The calc project with one passing test and a committed spec."""
+    start_project(repo)
+    repo.write("specs/sub.yaml", SPEC, dedent=False)
+    repo.commit("spec", "specs/sub.yaml")
+    return repo
