@@ -133,7 +133,7 @@ def test_stuck_after_three_identical_refusals_restores_the_tree(
     project.write("notes.txt", "the user's own untracked file\n")
     before = snapshot_state(project)
     fake_api.push(write_tests(PASSES_ALREADY), finish(), finish(), finish())
-    code, out, err = generate(project)
+    code, _, err = generate(project)
     assert code == 1
     assert "stuck: the red gate refused the same way 3 times in a row: target-passes" in err
     assert "the tree is as it was" in err
@@ -146,7 +146,7 @@ def test_max_turns_ends_the_run_and_restores_the_tree(
 ) -> None:
     before = snapshot_state(project)
     fake_api.push(write_tests(PASSES_ALREADY), reply(tool("list_files")))
-    code, out, err = generate(project, "--max-turns", "2")
+    code, _, err = generate(project, "--max-turns", "2")
     assert code == 1
     assert "max turns: 2 requests without a holding red gate" in err
     assert snapshot_state(project) == before
@@ -164,7 +164,7 @@ def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
 ) -> None:
     before = snapshot_state(project)
     fake_api.push(write_tests(), Status(529), Status(529), Status(529))
-    code, out, err = generate(project)
+    code, _, err = generate(project)
     assert code == 1
     assert "the model provider is unavailable (HTTP 529, overloaded_error) after 2 retries" in err
     assert snapshot_state(project) == before
@@ -172,7 +172,7 @@ def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
 
 def test_a_rejected_key_is_exit_2(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     fake_api.push(Status(401, "authentication_error", "invalid x-api-key"))
-    code, out, err = generate(project)
+    code, _, err = generate(project)
     assert code == 2
     assert "the API key was rejected (HTTP 401)" in err
     assert len(fake_api.requests) == 1
@@ -188,7 +188,7 @@ def test_no_key_is_exit_2_before_any_request(project: GitRepo, fake_api: FakeMes
 def test_something_staged_refuses_to_start(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     project.write("tests/test_other.py", "def test_x():\n    assert True\n")
     project.add("tests/test_other.py")
-    code, out, err = generate(project)
+    code, _, err = generate(project)
     assert code == 2
     assert "something is already staged (tests/test_other.py)" in err
     assert fake_api.requests == []
