@@ -7,6 +7,7 @@ import json
 from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
+from tests.test_schemas import validate
 
 TEST_SUB = '''\
 import calc
@@ -100,6 +101,7 @@ def test_commit_with_json_and_a_missing_test_case(
     assert data["agent"]["spec_coverage"] == {"covered": ["TC-1"], "missing": ["TC-2"]}
     assert data["agent"]["cost_usd"] == round((100 * 1.0 + 20 * 5.0) / 1_000_000, 6)
     assert data["verdict"]["evidence"]["agent"]["session"] == data["agent"]["session"]
+    validate("evidence.schema.json", data["verdict"]["evidence"])
     trailers = project.git("log", "-1", "--format=%(trailers)")
     assert "GSD-Phase: red" in trailers and "GSD-Agent: claude-haiku-4-5" in trailers
     assert fake_api.requests[0].body["model"] == "claude-haiku-4-5"

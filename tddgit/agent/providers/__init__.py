@@ -98,6 +98,10 @@ class Reply:
 class Provider(Protocol):
     name: str
 
+    def model_name(self, configured: str) -> str:
+        """The model the evidence and the `GSD-Agent` trailer name."""
+        ...
+
     def complete(self, request: Request) -> Reply: ...
 
 

@@ -39,6 +39,9 @@ class AnthropicProvider:
         )
         self._retries = settings.max_retries
 
+    def model_name(self, configured: str) -> str:
+        return configured
+
     def complete(self, request: Request) -> Reply:
         sdk = self._sdk
         try:

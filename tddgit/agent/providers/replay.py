@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from tddgit.agent.settings import Settings
 
 
+SCRIPTED = "scripted"
+
+
 class ReplayProvider:
     name = "replay"
 
@@ -32,6 +35,9 @@ class ReplayProvider:
         self.path = settings.replay
         self._replies = load_script(settings.replay)
         self._next = 0
+
+    def model_name(self, configured: str) -> str:
+        return SCRIPTED  # whatever model recorded the script, this run's model is a script
 
     def complete(self, request: Request) -> Reply:
         if self._next >= len(self._replies):
