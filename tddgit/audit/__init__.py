@@ -193,7 +193,18 @@ def _pass_report(
 
     records, episodes = auditor.records, auditor.episodes
     positions, tally = auditor.positions(), auditor.tally()
-    return _report(rng, records, findings, cycles, episodes, notes, __version__, positions, tally)
+    return _report(
+        rng,
+        records,
+        findings,
+        cycles,
+        episodes,
+        notes,
+        __version__,
+        positions,
+        tally,
+        auditor.agents,
+    )
 
 
 def _report(
@@ -206,16 +217,20 @@ def _report(
     version: str,
     positions: Mapping[str, int] | None = None,
     tally: Tally | None = None,
+    agents: Mapping[str, str] | None = None,
 ) -> AuditReport:
-    from tddgit.audit.metrics import compute
+    from tddgit.audit.metrics import compute, per_agent
 
+    metrics = compute(records, findings, cycles, episodes, positions, tally)
+    if agents:  # only histories with model-made steps get the key
+        metrics["agents"] = per_agent(records, findings, cycles, episodes, agents)
     return AuditReport(
         range=rng,
         commits=records,
         findings=findings,
         cycles=cycles,
         episodes=episodes,
-        metrics=compute(records, findings, cycles, episodes, positions, tally),
+        metrics=metrics,
         notes=tuple(notes),
         tool_version=version,
     )

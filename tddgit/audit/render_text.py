@@ -6,8 +6,10 @@ from typing import IO
 
 from tddgit.audit.model import AuditReport
 from tddgit.audit.report import (
+    AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    agent_rows,
     author_rows,
     finding_rows,
     summary_rows,
@@ -77,6 +79,14 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         for col in AUTHOR_HEADER:
             table.add_column(col)
         for row in author_rows(m):
+            table.add_row(*(_escape(x) for x in row))
+        console.print(table)
+
+    if m.get("agents"):
+        table = Table(title="Agents (GSD-Agent)", title_justify="left")
+        for col in AGENT_HEADER:
+            table.add_column(col)
+        for row in agent_rows(m):
             table.add_row(*(_escape(x) for x in row))
         console.print(table)
 
