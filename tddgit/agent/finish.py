@@ -21,8 +21,10 @@ from tddgit.gates import FIXES, Reason, Verdict, run_gate
 if TYPE_CHECKING:
     from tddgit.agent.tools import Bench
 
-# Refusals a model cannot fix by editing files: the run stops and says so.
+# Refusals a model cannot fix by editing files (a hanging or crashing suite): the run
+# stops and says so.
 FATAL_RULES = frozenset({"timeout"})
+FATAL_CAUSES = frozenset({"timeout", "crash"})
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def judge(bench: Bench, summary: str) -> Judgement:
     if verdict.holds:
         return Judgement(True, _held(verdict), "", f"{phase} holds", verdict)
     reasons = verdict.reasons
-    fatal = next((r for r in reasons if r.rule in FATAL_RULES), None)
+    fatal = next((r for r in reasons if r.rule in FATAL_RULES or r.cause in FATAL_CAUSES), None)
     headline = "; ".join(_one(r) for r in reasons[:3]) + (" …" if len(reasons) > 3 else "")
     return Judgement(
         False,

@@ -201,14 +201,25 @@ def _run_tools(
 
 def _echo(reply: Reply) -> list[dict[str, Any]]:
     """The reply's content as it goes back in the next request: a tool_use whose input is
-    not an object is sent back with an empty one (the API would refuse it)."""
+    not an object is sent back with an empty one, and text that is not valid Unicode is
+    replaced (the API would refuse either)."""
     out: list[dict[str, Any]] = []
     for block in reply.content:
-        block = dict(block)
+        block = _valid_text(dict(block))
         if block.get("type") == "tool_use" and not isinstance(block.get("input"), Mapping):
             block["input"] = {}
         out.append(block)
     return out or [{"type": "text", "text": "(no reply)"}]
+
+
+def _valid_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {k: _valid_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_valid_text(v) for v in value]
+    return value
 
 
 def _cut_off(settings: Settings) -> str:
@@ -219,7 +230,7 @@ def _cut_off(settings: Settings) -> str:
 
 
 def estimate_tokens(body: Mapping[str, Any]) -> int:
-    """About four characters per token: a deliberate over-estimate for code and JSON."""
+    """About four characters per token (the usual rule of thumb), counted on the JSON body."""
     return len(json.dumps(body, ensure_ascii=False)) // 4 + 1
 
 

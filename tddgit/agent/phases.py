@@ -19,9 +19,6 @@ class Phase:
     read_only_reason: str  # the refusal the model reads for any other file
     task: str  # the system prompt's account of the step
     done_when: str  # what `finish` checks, in the model's words
-    # How often a repeated refusal restores the best state and goes on before the run
-    # gives up (0: the first time `stuck_after` is reached ends the run).
-    stuck_recoveries: int = 0
 
 
 RED = Phase(

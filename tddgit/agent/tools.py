@@ -286,6 +286,10 @@ def call(bench: Bench, name: str, raw: object) -> ToolOutcome:
         return ToolOutcome(f"refused: {exc}", True)
     except ToolInputError as exc:
         return ToolOutcome(f"error: {name}: {exc}", True)
+    except UnicodeError:
+        return ToolOutcome(f"error: {name}: the text is not valid Unicode (lone surrogates?)", True)
+    except OSError as exc:  # e.g. a path through an existing file: tell the model, go on
+        return ToolOutcome(f"error: {name}: {exc.strerror or exc}", True)
 
 
 def _checked(tool: Tool, raw: object) -> Mapping[str, Any]:

@@ -44,11 +44,25 @@ class Workspace:
         self._created_dirs.extend(missing)  # deepest first
 
     def write(self, rel: str, content: str) -> None:
-        self.before_write(rel)
+        """Write ``rel`` (remembered first); a write that fails leaves no trace."""
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            fh.write(content)
+        new = rel not in self._original
+        dirs = len(self._created_dirs)
+        self.before_write(rel)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("w", encoding="utf-8", newline="") as fh:
+                fh.write(content)
+        except (OSError, UnicodeError):
+            if new and self._original[rel] is None:
+                del self._original[rel]
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                for directory in self._created_dirs[dirs:]:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(directory)
+                del self._created_dirs[dirs:]
+            raise
 
     def snapshot(self) -> dict[str, bytes | None]:
         out: dict[str, bytes | None] = {}
@@ -64,7 +78,7 @@ class Workspace:
             path = self.root / rel
             data = state.get(rel)
             if data is None:
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                     path.unlink()
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)

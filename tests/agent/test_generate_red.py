@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
@@ -134,12 +136,20 @@ def test_stuck_after_three_identical_refusals_restores_the_tree(
 ) -> None:
     project.write("notes.txt", "the user's own untracked file\n")
     before = snapshot_state(project)
-    fake_api.push(write_tests(PASSES_ALREADY), finish(), finish(), finish())
+    edit = tool(
+        "edit_file",
+        path="tests/test_calc.py",
+        old_text="    assert calc.add(2, 3) == 5\n",
+        new_text="    assert calc.add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert calc.add(0, 0) == 0\n",
+    )
+    written = write_tests(PASSES_ALREADY)["content"][1]
+    fake_api.push(reply(written, edit), finish(), finish(), finish())
     code, _, err = generate(project)
     assert code == 1
     assert "stuck: the red gate refused the same way 3 times in a row: target-passes" in err
     assert "the tree is as it was" in err
-    assert snapshot_state(project) == before
+    assert fake_api.tool_results(2)[1]["content"] == "edited tests/test_calc.py"
+    assert snapshot_state(project) == before  # the edited file's bytes, the new one gone
     assert len(fake_api.requests) == 4
 
 
@@ -152,6 +162,45 @@ def test_max_turns_ends_the_run_and_restores_the_tree(
     assert code == 1
     assert "max turns: 2 requests without a holding red gate" in err
     assert snapshot_state(project) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("import time\n\n\ndef test_tc_1():\n    time.sleep(60)\n", "timeout"),
+        ("import os\n\n\ndef test_tc_1():\n    os.abort()\n", "crash"),
+    ],
+)
+def test_a_hanging_or_crashing_suite_stops_the_run(
+    project: GitRepo, fake_api: FakeMessagesAPI, body: str, said: str
+) -> None:
+    project.write(".tddgit.yaml", "timeout: 3\n")
+    project.commit("a short timeout", ".tddgit.yaml")
+    before = snapshot_state(project)
+    fake_api.push(write_tests(body), finish(), write_tests(), finish())
+    code, _, err = generate(project)
+    assert code == 1
+    assert "the gate cannot be satisfied by editing files" in err and said in err
+    assert len(fake_api.requests) == 2  # not sent back to the model
+    assert snapshot_state(project) == before
+
+
+def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    project.write(".env", "X=1\n")
+    project.write("build/notes.txt", "ignored but wanted\n")
+    project.write(".gitignore", "build/\n")
+    code, _, err = generate(project, "--context", ".env")
+    assert code == 2
+    assert "--context: .env: files named like secrets are never read" in err
+    assert fake_api.requests == []
+    fake_api.push(reply(tool("read_file", path="build/notes.txt")), write_tests(), finish())
+    code, out, err = generate(project, "--context", "build/notes.txt")
+    assert code == 0, out + err
+    first = fake_api.requests[0].body["messages"][0]["content"]
+    assert "Context file build/notes.txt" in first and "ignored but wanted" in first
+    assert fake_api.tool_results(2)[0]["content"] == "ignored but wanted\n"
 
 
 def test_overloaded_twice_then_answered(project: GitRepo, fake_api: FakeMessagesAPI) -> None:

@@ -117,6 +117,8 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
             tool("write_file", path="tests/test_sub.py"),
             tool("read_file", path=42),
             tool("list_files", path="tests", depth=3),
+            tool("write_file", path="calc.py/test_x.py", content="x = 1\n"),
+            tool("write_file", path="tests/test_u.py", content="\ud800"),
         ),
         reply(tool("write_file", path="tests/test_sub.py", content="def test_"), stop="max_tokens"),
         reply(text("I think I am done."), stop="end_turn"),
@@ -133,6 +135,8 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
     assert "missing field 'content'" in first[2]
     assert "field 'path' must be a string" in first[3]
     assert "unknown field 'depth'" in first[4]
+    assert first[5].startswith("error: write_file: ")  # a path through a file
+    assert "not valid Unicode" in first[6]
     cut = fake_api.tool_results(3)[0]
     assert cut["is_error"] and "cut off at max_tokens" in cut["content"]
     nudge = fake_api.requests[3].body["messages"][-1]

@@ -73,6 +73,11 @@ class AnthropicProvider:
                 f"{_kind(exc.body)}): {_api_message(exc.body) or exc.message}",
                 "see the transcript for the request; check llm.model and llm.max_tokens",
             ) from None
+        except UnicodeError as exc:
+            raise Refused(
+                f"the request was not sent: it holds text that is not valid Unicode ({exc})",
+                "see the transcript for the request",
+            ) from None
         except ValueError as exc:  # the SDK's own checks, e.g. "streaming is required"
             raise UsageError(
                 f"the request was not sent: {exc}", "lower llm.max_tokens (at most 20000)"
