@@ -154,7 +154,7 @@ def _edit_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 
 
 def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    from tddgit.runners import RunRequest, get_runner, select
+    from tddgit.runners import run_work_tree
 
     wanted = tuple(args.get("tests") or ())
     for test in wanted:
@@ -163,18 +163,7 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         classifier = bench.sandbox.classifier
         wanted = tuple(r for r in bench.workspace.touched if classifier.kind(r) is Kind.TEST)
         wanted = tuple(r for r in wanted if (bench.sandbox.root / r).is_file())
-    repo, config = bench.repo, bench.config
-    runner = get_runner(config, repo.root)
-    request = RunRequest(
-        root=repo.root,
-        tests=wanted if runner.selects_tests else (),
-        timeout=config.timeout,
-        project_root=repo.root,
-        bytecode_cache=repo.tddgit_dir / "pycache",
-    )
-    result = runner.run(request)
-    if wanted and not runner.selects_tests:
-        result = select(result, wanted)
+    result = run_work_tree(bench.repo, bench.config, wanted)
     tests = [
         {
             "id": t.id,
