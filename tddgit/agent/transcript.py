@@ -9,7 +9,6 @@ replay provider reads the ``response`` lines back.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from pathlib import Path
@@ -41,9 +40,3 @@ class Transcript:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-
-    def relative_path(self, cwd: Path) -> str:
-        try:
-            return os.path.relpath(self.path, cwd)
-        except ValueError:
-            return str(self.path)

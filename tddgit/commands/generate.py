@@ -8,6 +8,7 @@ block, and with ``--commit`` the step committed with `GSD-Phase` and `GSD-Agent`
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,7 +98,7 @@ def red(
     console.err(f"generate red: {spec.spec_id} ({spec.title})")
     report = run_phase(repo, config, RED, options, console.err)
     if not report.holds:
-        _emit_end(report, as_json)
+        _emit_end(report, as_json, a.cwd)
         raise Refused(
             f"{report.end.message} (the tree is as it was)", _FIXES.get(report.end.status)
         )
@@ -124,7 +125,7 @@ def red(
         console.out(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
     render_verdict(report.end.verdict, console.out)
-    _summary(report, console.out)
+    _summary(report, console.out, a.cwd)
     if commit:
         console.out(f"  committed {commit[:10]} with GSD-Phase: red, GSD-Agent: {report.model}")
     else:
@@ -135,14 +136,14 @@ def red(
     return 0
 
 
-def _emit_end(report: RunReport, as_json: bool) -> None:
+def _emit_end(report: RunReport, as_json: bool, cwd: Path) -> None:
     if as_json:
         console.out(json.dumps({**report.to_json(), "commit": None}, indent=2, ensure_ascii=False))
     else:
-        _summary(report, console.err)
+        _summary(report, console.err, cwd)
 
 
-def _summary(report: RunReport, write: Callable[[str], None]) -> None:
+def _summary(report: RunReport, write: Callable[[str], None], cwd: Path) -> None:
     """Spec coverage, then the session: id, turns, tokens, estimated cost, transcript."""
     from tddgit.agent.prices import PRICES_AS_OF
 
@@ -161,4 +162,8 @@ def _summary(report: RunReport, write: Callable[[str], None]) -> None:
         f"  session {report.session_id}: {report.end.turns} turns, {report.provider} "
         f"{report.model}, tokens {tokens}, {price}"
     )
-    write(f"  transcript: {report.transcript}")
+    try:
+        shown = os.path.relpath(report.transcript, cwd)
+    except ValueError:  # another drive (Windows)
+        shown = str(report.transcript)
+    write(f"  transcript: {shown}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -49,3 +52,26 @@ def project(repo: GitRepo) -> GitRepo:
     repo.write("specs/sub.yaml", SPEC, dedent=False)
     repo.commit("spec", "specs/sub.yaml")
     return repo
+
+
+def generate(repo: GitRepo, *args: str) -> tuple[int, str, str]:
+    """``tddgit generate red ARGS`` in this process (exit code, stdout, stderr).
+
+    In-process, so the SDK is imported once per test worker rather than once per run; the
+    gates still run the project's tests in real subprocesses. The CLI's SIGTERM handler is
+    put back afterwards."""
+    from tddgit.cli import run
+
+    previous = signal.getsignal(signal.SIGTERM)
+    # Real files, not StringIO: `git commit` may be handed sys.stderr as its stdout.
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = run(["-C", str(repo.root), "generate", "red", *args])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    return code, stdout, stderr

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.agent.conftest import generate
 from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
@@ -38,17 +39,11 @@ def finish() -> dict[str, object]:
     return reply(tool("finish", summary="tests for sub"))
 
 
-def generate(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    proc = repo.tddgit("generate", "red", "specs/sub.yaml", *args)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 def test_a_red_that_holds_at_the_first_finish_is_staged_with_its_evidence(
     project: GitRepo, fake_api: FakeMessagesAPI
 ) -> None:
     fake_api.push(reply(tool("list_files")), write_tests(), finish())
-    code, out, err = generate(project)
+    code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
     assert "✓ red holds" in out
     assert "spec coverage: 2/2" in out
@@ -96,7 +91,9 @@ def test_commit_with_json_and_a_missing_test_case(
 ) -> None:
     only_tc1 = TEST_SUB.split("\n\n\ndef test_tc_2")[0] + "\n"
     fake_api.push(reply(write_tests(only_tc1)["content"][1], tool("finish", summary="one")))
-    code, out, err = generate(project, "--commit", "--json", "--model", "claude-haiku-4-5")
+    code, out, err = generate(
+        project, "specs/sub.yaml", "--commit", "--json", "--model", "claude-haiku-4-5"
+    )
     assert code == 0, out + err
     data = json.loads(out)
     assert data["holds"] and data["commit"] == project.head()
@@ -113,7 +110,7 @@ def test_a_syntax_error_goes_back_to_the_model_and_is_fixed(
     project: GitRepo, fake_api: FakeMessagesAPI
 ) -> None:
     fake_api.push(write_tests(SYNTAX_BROKEN), finish(), write_tests(), finish())
-    code, out, err = generate(project)
+    code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
     refusal = fake_api.tool_results(3)[0]
     assert refusal["is_error"] is True
@@ -125,7 +122,7 @@ def test_a_test_that_already_passes_goes_back_and_is_fixed(
     project: GitRepo, fake_api: FakeMessagesAPI
 ) -> None:
     fake_api.push(write_tests(PASSES_ALREADY), finish(), write_tests(), finish())
-    code, out, err = generate(project)
+    code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
     refusal = fake_api.tool_results(3)[0]
     assert refusal["is_error"] is True and "target-passes" in refusal["content"]
@@ -144,7 +141,7 @@ def test_stuck_after_three_identical_refusals_restores_the_tree(
     )
     written = write_tests(PASSES_ALREADY)["content"][1]
     fake_api.push(reply(written, edit), finish(), finish(), finish())
-    code, _, err = generate(project)
+    code, _, err = generate(project, "specs/sub.yaml")
     assert code == 1
     assert "stuck: the red gate refused the same way 3 times in a row: target-passes" in err
     assert "the tree is as it was" in err
@@ -158,7 +155,7 @@ def test_max_turns_ends_the_run_and_restores_the_tree(
 ) -> None:
     before = snapshot_state(project)
     fake_api.push(write_tests(PASSES_ALREADY), reply(tool("list_files")))
-    code, _, err = generate(project, "--max-turns", "2")
+    code, _, err = generate(project, "specs/sub.yaml", "--max-turns", "2")
     assert code == 1
     assert "max turns: 2 requests without a holding red gate" in err
     assert snapshot_state(project) == before
@@ -178,7 +175,7 @@ def test_a_hanging_or_crashing_suite_stops_the_run(
     project.commit("a short timeout", ".tddgit.yaml")
     before = snapshot_state(project)
     fake_api.push(write_tests(body), finish(), write_tests(), finish())
-    code, _, err = generate(project)
+    code, _, err = generate(project, "specs/sub.yaml")
     assert code == 1
     assert "the gate cannot be satisfied by editing files" in err and said in err
     assert len(fake_api.requests) == 2  # not sent back to the model
@@ -191,12 +188,12 @@ def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
     project.write(".env", "X=1\n")
     project.write("build/notes.txt", "ignored but wanted\n")
     project.write(".gitignore", "build/\n")
-    code, _, err = generate(project, "--context", ".env")
+    code, _, err = generate(project, "specs/sub.yaml", "--context", ".env")
     assert code == 2
     assert "--context: .env: files named like secrets are never read" in err
     assert fake_api.requests == []
     fake_api.push(reply(tool("read_file", path="build/notes.txt")), write_tests(), finish())
-    code, out, err = generate(project, "--context", "build/notes.txt")
+    code, out, err = generate(project, "specs/sub.yaml", "--context", "build/notes.txt")
     assert code == 0, out + err
     first = fake_api.requests[0].body["messages"][0]["content"]
     assert "Context file build/notes.txt" in first and "ignored but wanted" in first
@@ -205,7 +202,7 @@ def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
 
 def test_overloaded_twice_then_answered(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     fake_api.push(Status(529), Status(529), write_tests(), finish())
-    code, out, err = generate(project)
+    code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
     assert len(fake_api.requests) == 4  # the SDK retried the first request twice
 
@@ -215,7 +212,7 @@ def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
 ) -> None:
     before = snapshot_state(project)
     fake_api.push(write_tests(), Status(529), Status(529), Status(529))
-    code, _, err = generate(project)
+    code, _, err = generate(project, "specs/sub.yaml")
     assert code == 1
     assert "the model provider is unavailable (HTTP 529, overloaded_error) after 2 retries" in err
     assert snapshot_state(project) == before
@@ -223,33 +220,36 @@ def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
 
 def test_a_rejected_key_is_exit_2(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     fake_api.push(Status(401, "authentication_error", "invalid x-api-key"))
-    code, _, err = generate(project)
+    code, _, err = generate(project, "specs/sub.yaml")
     assert code == 2
     assert "the API key was rejected (HTTP 401)" in err
     assert len(fake_api.requests) == 1
 
 
-def test_no_key_is_exit_2_before_any_request(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
-    proc = project.tddgit("generate", "red", "specs/sub.yaml", env={"ANTHROPIC_API_KEY": ""})
-    assert proc.returncode == 2
-    assert "ANTHROPIC_API_KEY is not set" in proc.stderr
+def test_no_key_is_exit_2_before_any_request(
+    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    code, _, err = generate(project, "specs/sub.yaml")
+    assert code == 2
+    assert "ANTHROPIC_API_KEY is not set" in err
     assert fake_api.requests == []
 
 
 def test_something_staged_refuses_to_start(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     project.write("tests/test_other.py", "def test_x():\n    assert True\n")
     project.add("tests/test_other.py")
-    code, _, err = generate(project)
+    code, _, err = generate(project, "specs/sub.yaml")
     assert code == 2
     assert "something is already staged (tests/test_other.py)" in err
     assert fake_api.requests == []
 
 
 def test_the_replay_provider_runs_a_recorded_transcript_without_a_key(
-    project: GitRepo, fake_api: FakeMessagesAPI
+    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_api.push(write_tests(), finish())
-    code, out, err = generate(project)
+    code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
     recorded = next((project.root / ".git" / "tddgit" / "sessions").glob("*.jsonl"))
     project.git("restore", "--staged", "tests/test_sub.py")
@@ -258,7 +258,8 @@ def test_the_replay_provider_runs_a_recorded_transcript_without_a_key(
     script.write_text(recorded.read_text())
     project.write(".tddgit.yaml", f"llm:\n  provider: replay\n  replay: {script}\n")
     project.commit("replay config", ".tddgit.yaml")
-    proc = project.tddgit("generate", "red", "specs/sub.yaml", env={"ANTHROPIC_API_KEY": ""})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "replay" in proc.stdout
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    code, out, err = generate(project, "specs/sub.yaml")
+    assert code == 0, out + err
+    assert "replay scripted" in out
     assert len(fake_api.requests) == 2  # the replay asked nobody

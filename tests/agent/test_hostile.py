@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.agent.conftest import generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
 from tests.agent.test_generate_red import TEST_SUB, finish
 from tests.conftest import GitRepo
@@ -75,8 +76,8 @@ def test_a_hostile_script_is_refused_and_leaks_nothing(
         reply(tool("write_file", path="tests/test_sub.py", content=TEST_SUB)),
         finish(),
     )
-    proc = project.tddgit("generate", "red", "specs/sub.yaml")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, out, err = generate(project, "specs/sub.yaml")
+    assert code == 0, out + err
     results = fake_api.tool_results(2)
     assert len(results) == len(attempts) + len(harmless)
     for call, result in zip(attempts, results, strict=False):
@@ -124,10 +125,9 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
         reply(text("I think I am done."), stop="end_turn"),
         reply(text("I can't help with that."), stop="refusal"),
     )
-    proc = project.tddgit("generate", "red", "specs/sub.yaml")
-    assert proc.returncode == 1
-    assert "Traceback" not in proc.stderr
-    assert "the model refused the task (stop_reason: refusal)" in proc.stderr
+    code, _, err = generate(project, "specs/sub.yaml")
+    assert code == 1
+    assert "the model refused the task (stop_reason: refusal)" in err
     first = [r["content"] for r in fake_api.tool_results(2)]
     assert all(r["is_error"] for r in fake_api.tool_results(2))
     assert first[0].startswith("error: there is no tool 'shell'; the tools are: list_files")

@@ -82,7 +82,7 @@ class AnthropicProvider:
             raise UsageError(
                 f"the request was not sent: {exc}", "lower llm.max_tokens (at most 20000)"
             ) from None
-        raw: dict[str, Any] = message.to_dict(mode="json")
+        raw: dict[str, Any] = message.to_dict(mode="json", warnings=False)
         return Reply(message=raw, usage=Usage.from_api(raw.get("usage")))
 
 
