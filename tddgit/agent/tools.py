@@ -158,6 +158,8 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 
     wanted = tuple(args.get("tests") or ())
     for test in wanted:
+        if test.startswith("-"):  # would reach the runner as an option (-p plugin...)
+            raise Denied(f"{test}: a test id or file, never an option")
         bench.sandbox.resolve(test.partition("::")[0])  # inside the repository, not .git
     if not wanted:
         classifier = bench.sandbox.classifier

@@ -67,6 +67,7 @@ def test_a_hostile_script_is_refused_and_leaks_nothing(
         tool("read_file", path="tests/escape/secret.txt"),
         tool("read_file", path="../outside/secret.txt"),
         tool("run_tests", tests=["../outside/test_x.py"]),
+        tool("run_tests", tests=["-p", "tests.escape.evil"]),
     ]
     harmless = [tool("search", pattern="CANARY"), tool("list_files")]
     fake_api.push(
@@ -94,6 +95,7 @@ def test_a_hostile_script_is_refused_and_leaks_nothing(
     assert "holds a private key block" in by_call["deploy/notes.txt"]
     assert "git ignores it" in by_call["local.cfg"]
     assert "nothing under .git/" in by_call[".git/config"]
+    assert "never an option" in results[len(attempts) - 1]["content"]
     listing = results[-1]["content"]
     assert "calc.py" in listing and ".env" not in listing and "local.cfg" not in listing
     # a test that prints what it read: the assignment is redacted before it is sent
