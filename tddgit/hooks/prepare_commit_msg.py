@@ -55,8 +55,8 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
     model = _agent_model(evidence.agent)
     if model:
         trailers.append(f"GSD-Agent: {model}")  # the step a model made (tddgit generate)
-    args = [a for t in trailers for a in ("--trailer", t)]
-    ctx.repo.run("interpret-trailers", "--in-place", *args, path)
+    flags = [a for t in trailers for a in ("--trailer", t)]
+    ctx.repo.run("interpret-trailers", "--in-place", *flags, path)
     shown = " and ".join(f"`{t}`" for t in trailers)
     note(HOOK, f"added {shown} (stored evidence for the staged tree)")
     return 0
