@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "red": ("tddgit.commands.phase", "red"),
     "green": ("tddgit.commands.phase", "green"),
     "refactor": ("tddgit.commands.phase", "refactor"),
+    "generate": ("tddgit.commands.generate", "generate"),
     "status": ("tddgit.commands.status", "status"),
     "run": ("tddgit.commands.run", "run"),
     "audit": ("tddgit.commands.audit", "audit"),

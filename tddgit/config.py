@@ -111,11 +111,25 @@ DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
     ".github/**",
 )
 
+# Files whose name says they hold secrets: never read by, nor sent to, a model.
+DEFAULT_SECRET_GLOBS: tuple[str, ...] = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "*.p12",
+    ".npmrc",
+    ".pypirc",
+    "credentials*",
+    "*secret*",
+)
+
 MODES = ("opt-in", "strict")
 RUNNERS = ("auto", "pytest", "junit", "command")
 SCOPES = ("targets", "changed", "all")
 ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
+LLM_PROVIDERS = ("anthropic", "replay")
 
 
 @dataclass(frozen=True)
@@ -201,6 +215,23 @@ KEYS: tuple[KeySpec, ...] = (
     ),
     KeySpec("antipatterns.max_mocks", "int", 3, "over-mocking threshold per test"),
     KeySpec("antipatterns.max_asserts", "int", 5, "broad-assertion threshold per test"),
+    KeySpec("llm.provider", "str", "anthropic", "who answers: anthropic or replay", LLM_PROVIDERS),
+    KeySpec("llm.model", "str", "claude-sonnet-4-6", "the model id sent to the provider"),
+    KeySpec("llm.max_tokens", "int", 8192, "the most tokens one reply of the model may have"),
+    KeySpec("llm.timeout", "number", 600, "seconds one request to the provider may take"),
+    KeySpec("llm.max_retries", "int", 2, "retries of a rate-limited or overloaded request"),
+    KeySpec("llm.max_turns", "int", 20, "requests to the model before a run gives up"),
+    KeySpec(
+        "llm.stuck_after", "int", 3, "the same gate refusal this many times in a row ends a run"
+    ),
+    KeySpec("llm.token_budget", "int", 200_000, "estimated tokens one request may carry, at most"),
+    KeySpec("llm.replay", "str?", None, "replay provider: the transcript or script to answer from"),
+    KeySpec(
+        "llm.secret_globs",
+        "globs",
+        DEFAULT_SECRET_GLOBS,
+        "file names the model may never read (besides files whose content holds a secret)",
+    ),
 )
 
 KEYS_BY_PATH: dict[str, KeySpec] = {k.path: k for k in KEYS}

@@ -57,13 +57,16 @@ class Evidence:
     # Outcomes of every test in scope that is not a target: green's "no regression" check
     # compares against the red commit's outcomes.
     others: tuple[TestResult, ...] = ()
+    # A model-driven step's agent (provider, model, turns, tokens, session...): absent for a
+    # person's step, so evidence written before it existed reads the same.
+    agent: Mapping[str, Any] | None = None
 
     @property
     def target_ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.targets)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "schema": SCHEMA,
             "phase": self.phase,
             "tree": self.tree,
@@ -82,6 +85,9 @@ class Evidence:
             "findings": [dict(f) for f in self.findings],
             "coarse": self.coarse,
         }
+        if self.agent is not None:
+            data["agent"] = dict(self.agent)
+        return data
 
     def dumps(self) -> str:
         text = json.dumps(self.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -171,6 +177,9 @@ def parse_evidence(data: bytes | str) -> Evidence:
     duration = raw.get("duration", 0.0)
     if not isinstance(started, (int, float)) or not isinstance(duration, (int, float)):
         raise EvidenceError("fields `started`/`duration` must be numbers")
+    agent = raw.get("agent")
+    if agent is not None and not isinstance(agent, dict):
+        raise EvidenceError("field `agent` must be an object")
     tree = _sha(raw.get("tree"), "tree")
     assert tree is not None
     return Evidence(
@@ -190,6 +199,7 @@ def parse_evidence(data: bytes | str) -> Evidence:
         changes={str(k): tuple(v) for k, v in changes.items()},
         findings=tuple(findings),
         coarse=bool(raw.get("coarse", False)),
+        agent=agent,
     )
 
 

@@ -222,10 +222,11 @@ def _pass_report(
     from tddgit import __version__
 
     records, episodes = auditor.records, auditor.episodes
+    agents = auditor.agents
     if selected is None:
         positions, tally = auditor.positions(), auditor.tally()
         return _report(
-            rng, records, findings, cycles, episodes, notes, __version__, positions, tally
+            rng, records, findings, cycles, episodes, notes, __version__, positions, tally, agents
         )
     records = [r for r in records if r.sha in selected]
     shown = {r.cycle for r in records if r.cycle is not None}
@@ -237,6 +238,7 @@ def _pass_report(
         [e for e in episodes if e.first in selected or e.last in selected],
         notes,
         __version__,
+        agents=agents,
     )
 
 
@@ -250,16 +252,20 @@ def _report(
     version: str,
     positions: Mapping[str, int] | None = None,
     tally: Tally | None = None,
+    agents: Mapping[str, str] | None = None,
 ) -> AuditReport:
-    from tddgit.audit.metrics import compute
+    from tddgit.audit.metrics import compute, per_agent
 
+    metrics = compute(records, findings, cycles, episodes, positions, tally)
+    if agents:  # only histories with model-made steps get the key
+        metrics["agents"] = per_agent(records, findings, cycles, episodes, agents)
     return AuditReport(
         range=rng,
         commits=records,
         findings=findings,
         cycles=cycles,
         episodes=episodes,
-        metrics=compute(records, findings, cycles, episodes, positions, tally),
+        metrics=metrics,
         notes=tuple(notes),
         tool_version=version,
     )

@@ -22,7 +22,13 @@ from tddgit.audit.model import (
     Tally,
     TallyKey,
 )
-from tddgit.audit.phases import TRAILER_KEY, match_message, reverted_commit, trailer_phase
+from tddgit.audit.phases import (
+    AGENT_KEY,
+    TRAILER_KEY,
+    match_message,
+    reverted_commit,
+    trailer_phase,
+)
 from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks, checks_for
 from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
 from tddgit.model import Commit, FileChange
@@ -91,6 +97,7 @@ class Auditor:
         self._noted: list[int] = []  # positions of the records with an evidence note
         self._episode_kinds: dict[tuple[str, str], int] = {}  # (e-mail, kind) -> episodes
         self._durations: dict[str, list[int]] = {}  # e-mail -> its episodes' durations
+        self.agents: dict[str, str] = {}  # sha -> the model its GSD-Agent trailer names
 
     # --- per commit ------------------------------------------------------------------
 
@@ -205,6 +212,9 @@ class Auditor:
     ) -> tuple[str | None, str, str | None, str | None]:
         """(phase, source, rule, attempt) of a non-merge commit."""
         if c.trailers:
+            agent = c.trailer(AGENT_KEY)
+            if agent:
+                self.agents[c.sha] = agent.strip()
             declared = trailer_phase(c.trailer(TRAILER_KEY))
             if declared:
                 return declared, "trailer", "trailer", None

@@ -267,6 +267,32 @@ def compute(
     return out
 
 
+def per_agent(
+    records: Sequence[CommitRecord],
+    findings: Sequence[Finding],
+    cycles: Sequence[Cycle],
+    episodes: Sequence[Episode],
+    agents: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """``metrics.agents[]``: every metric again for the commits each model made (its
+    `GSD-Agent` trailer), split as for authors: cycles by the red's commit, episodes by
+    their last commit. Few commits carry the trailer, so each is a small recount."""
+    by_model: dict[str, set[str]] = defaultdict(set)
+    for sha, model in agents.items():
+        by_model[model].add(sha)
+    out = []
+    for model, shas in sorted(by_model.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        part = compute(
+            [r for r in records if r.sha in shas],
+            [f for f in findings if f.commit in shas],
+            [c for c in cycles if c.red in shas],
+            [e for e in episodes if e.last in shas],
+        )
+        del part["authors"]
+        out.append({"agent": model, **part})
+    return out
+
+
 _SHA = attrgetter("sha")
 _EMAIL = attrgetter("author_email")
 _COMMIT = attrgetter("commit")

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 TRAILER_KEY = "GSD-Phase"
+AGENT_KEY = "GSD-Agent"  # the model that made the step (tddgit generate)
 _PHASE_OF_WORD = {"red": "red", "green": "green", "refactor": "refactor"}
 
 

@@ -7,8 +7,10 @@ from typing import IO
 
 from tddgit.audit.model import AuditReport
 from tddgit.audit.report import (
+    AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    agent_rows,
     author_rows,
     finding_rows,
     summary_rows,
@@ -44,6 +46,9 @@ def write_markdown(report: AuditReport, stream: IO[str]) -> None:
     if m["authors"]:
         lines += ["", "## Authors", ""]
         lines += _table(AUTHOR_HEADER, author_rows(m))
+    if m.get("agents"):
+        lines += ["", "## Agents", ""]
+        lines += _table(AGENT_HEADER, agent_rows(m))
     lines += ["", f"## Findings ({len(report.findings)})", ""]
     if report.findings:
         rows = [

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import IO
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
 
 from tddgit.audit.model import AuditReport
 from tddgit.audit.report import (
+    AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    agent_rows,
     author_rows,
     finding_rows,
     summary_rows,
@@ -15,6 +18,9 @@ from tddgit.audit.report import (
 )
 from tddgit.audit.tasks import TASK_HEADER, task_rows
 from tddgit.console import plural
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 SHOWN_FINDINGS = 100
 RECENT_COMMITS = 15
@@ -74,12 +80,9 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         console.print(table)
 
     if len(m["authors"]) > 1:
-        table = Table(title="Authors", title_justify="left")
-        for col in AUTHOR_HEADER:
-            table.add_column(col)
-        for row in author_rows(m):
-            table.add_row(*(_escape(x) for x in row))
-        console.print(table)
+        console.print(_people("Authors", AUTHOR_HEADER, author_rows(m)))
+    if m.get("agents"):
+        console.print(_people("Agents (GSD-Agent)", AGENT_HEADER, agent_rows(m)))
 
     if report.findings:
         table = Table(title=f"Findings ({len(report.findings)})", title_justify="left")
@@ -93,6 +96,17 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
             console.print(f"… and {plural(hidden, 'more finding')} (use --format json for all)")
     else:
         console.print("[green]No findings.[/green]")
+
+
+def _people(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in header:
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*(_escape(x) for x in row))
+    return table
 
 
 def _escape(text: str) -> str:

@@ -291,17 +291,26 @@ AUTHOR_HEADER = ("author", "commits", "trailers", "cycles done", "SEQ", "conform
 
 
 def author_rows(m: Any) -> list[tuple[str, ...]]:
-    return [
-        (
-            f"{a['name']} <{a['email']}>",
-            str(a["commits"]),
-            _num(a["trailer_coverage"], "%"),
-            f"{a['cycles']['complete']}/{a['cycles']['total']}",
-            _num(a["process"]["seq"], "%"),
-            _num(a["conformance"]),
-        )
-        for a in m["authors"]
-    ]
+    return [_row(f"{a['name']} <{a['email']}>", a) for a in m["authors"]]
+
+
+AGENT_HEADER = ("agent", "commits", "trailers", "cycles done", "SEQ", "conformance")
+
+
+def agent_rows(m: Any) -> list[tuple[str, ...]]:
+    """The authors' columns, one row per model that made steps (`GSD-Agent` trailer)."""
+    return [_row(a["agent"], a) for a in m.get("agents", ())]
+
+
+def _row(who: str, a: Any) -> tuple[str, ...]:
+    return (
+        who,
+        str(a["commits"]),
+        _num(a["trailer_coverage"], "%"),
+        f"{a['cycles']['complete']}/{a['cycles']['total']}",
+        _num(a["process"]["seq"], "%"),
+        _num(a["conformance"]),
+    )
 
 
 FINDING_HEADER = ("severity", "rule", "commit", "message")

@@ -230,8 +230,71 @@ def walk(root: Path) -> None:
     d.run(["tddgit", "status"])
     d.say("The audit of this history")
     d.run(["tddgit", "audit"], expect=None)
+    _scripted_red(d)
     console.out("")
     console.out(f"The demo repository stays in {root}: look around, then delete it.")
+
+
+_SPEC = """\
+    spec_id: DEMO-1
+    title: Character count
+    components:
+      - name: textstats
+        type: module
+        file_path: textstats.py
+        interface:
+          methods:
+            - signature: "char_count(text: str) -> int"
+              description: the number of characters that are not spaces
+    test_cases:
+      - id: TC-1
+        component: textstats
+        description: spaces do not count
+        given: the text "red green"
+        when: char_count is called
+        then: it returns 8
+    """
+
+_MODEL_TEST = """\
+import textstats
+
+
+def test_tc_1_spaces_do_not_count():
+    \"\"\"TC-1: spaces do not count.\"\"\"
+    assert textstats.char_count("red green") == 8
+"""
+
+
+def _script() -> str:
+    """What the scripted model answers, turn by turn (the replay provider's format)."""
+    import json
+
+    def turn(n: int, name: str, **fields: str) -> str:
+        use = {"type": "tool_use", "id": f"toolu_demo_{n}", "name": name, "input": fields}
+        return json.dumps({"event": "response", "message": {"content": [use]}})
+
+    turns = [
+        turn(1, "list_files"),
+        turn(2, "write_file", path="tests/test_char_count.py", content=_MODEL_TEST),
+        turn(3, "run_tests"),
+        turn(4, "finish", summary="a failing test for TC-1"),
+    ]
+    return "\n".join(turns) + "\n"
+
+
+def _scripted_red(d: _Demo) -> None:
+    d.say(
+        "A SCRIPTED MODEL writes the next red from a spec: `tddgit generate red` "
+        "(the replay provider answers from a script: no key, no network)"
+    )
+    (d.root / ".git" / "demo-model.jsonl").write_text(_script())
+    with (d.root / "pyproject.toml").open("a") as fh:
+        fh.write('\n[tool.tddgit.llm]\nprovider = "replay"\nreplay = ".git/demo-model.jsonl"\n')
+    d.write({"specs/char_count.yaml": _SPEC})
+    d.run(["git", "add", "pyproject.toml", "specs/char_count.yaml"], show=False)
+    d.run(["git", "commit", "-q", "-m", "Spec DEMO-1; a scripted model for the demo"])
+    d.run(["tddgit", "generate", "red", "specs/char_count.yaml", "--commit"])
+    d.run(["git", "log", "-1", "--format=%h %s%n%(trailers)"])
 
 
 @click.command("demo")

@@ -16,7 +16,7 @@ from tddgit import console, faults
 from tddgit.cli import app
 from tddgit.console import outcome_count
 from tddgit.errors import UsageError
-from tddgit.evidence import NOTES_REF, cache_put, write_note
+from tddgit.evidence import NOTES_REF, Evidence, cache_put, write_note
 from tddgit.gates import Verdict, run_gate
 from tddgit.git import Repo
 from tddgit.model import Light
@@ -141,13 +141,13 @@ def _phase_command(phase: str) -> click.Command:
                 )
             return 0
         faults.point("phase.before-commit")
-        commit = _commit(
+        commit = commit_step(
             repo, phase, trailers, messages, msg_file, author, signoff, no_edit, edit, as_json
         )
         if commit is None:
-            raise _CommitFailed(verdict.change.tree)
+            raise CommitFailed(verdict.change.tree)
         faults.point("phase.after-commit")
-        _attach(repo, commit, verdict)
+        attach_evidence(repo, commit, verdict.evidence)
         if as_json:
             payload = verdict.to_json()
             payload["commit"] = commit
@@ -160,7 +160,7 @@ def _phase_command(phase: str) -> click.Command:
     return command
 
 
-class _CommitFailed(UsageError):
+class CommitFailed(UsageError):
     def __init__(self, tree: str) -> None:
         super().__init__(
             "the gate held but `git commit` did not create a commit",
@@ -190,7 +190,7 @@ def _task_trailer(task: str | None, no_commit: bool) -> list[str]:
     return [f"{TASK_TRAILER}: {task}"]
 
 
-def _commit(
+def commit_step(
     repo: Repo,
     phase: str,
     trailers: list[str],
@@ -202,6 +202,8 @@ def _commit(
     edit: bool,
     quiet_stdout: bool,
 ) -> str | None:
+    """`git commit` with ``trailers`` (`GSD-Phase`, and `GSD-Task`, `GSD-Agent` when
+    they apply); the new commit, or None when git made none."""
     before = repo.head()
     args = ["git", "commit"]
     for trailer in trailers:
@@ -249,16 +251,16 @@ def _first_parent(repo: Repo, commit: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
-def _attach(repo: Repo, commit: str, verdict: Verdict) -> None:
-    assert verdict.evidence is not None
+def attach_evidence(repo: Repo, commit: str, evidence: Evidence | None) -> None:
+    assert evidence is not None
     tree = repo.git("rev-parse", f"{commit}^{{tree}}").strip()
-    if tree != verdict.evidence.tree:
+    if tree != evidence.tree:
         console.warn(
             f"the commit's tree {tree[:10]} is not the tree the gate judged "
-            f"({verdict.evidence.tree[:10]}): the index changed meanwhile; no evidence attached"
+            f"({evidence.tree[:10]}): the index changed meanwhile; no evidence attached"
         )
         return
-    write_note(repo, commit, verdict.evidence)
+    write_note(repo, commit, evidence)
 
 
 def _emit(verdict: Verdict, as_json: bool) -> None:
@@ -337,4 +339,13 @@ red = _phase_command("red")
 green = _phase_command("green")
 refactor = _phase_command("refactor")
 
-__all__ = ["PHASE_ENV", "green", "red", "refactor", "render_verdict"]
+__all__ = [
+    "PHASE_ENV",
+    "CommitFailed",
+    "attach_evidence",
+    "commit_step",
+    "green",
+    "red",
+    "refactor",
+    "render_verdict",
+]

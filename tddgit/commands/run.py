@@ -38,25 +38,15 @@ def run(ctx: click.Context, tests: tuple[str, ...], as_json: bool) -> None:
       tddgit run tests/test_calc.py
       tddgit run "tests/test_calc.py::test_add[1-2]" --json
     """
-    from tddgit.runners import RunRequest, get_runner, select
+    from tddgit.runners import get_runner, run_work_tree
 
     a = app(ctx)
     repo, config = a.repo, a.config
     runner = get_runner(config, repo.root / config.project)
     wanted = tuple(_repo_relative(t, a.cwd, repo.root) for t in tests)
-    request = RunRequest(
-        root=repo.root,
-        subdir=config.project,
-        tests=wanted if runner.selects_tests else (),
-        timeout=config.timeout,
-        project_root=repo.root,
-        bytecode_cache=repo.tddgit_dir / "pycache",
-    )
     where = (repo.root / config.project).name
     with console.progress(f"running {runner.name} tests in {where}"):
-        result = runner.run(request)
-    if wanted and not runner.selects_tests:
-        result = select(result, wanted)
+        result = run_work_tree(repo, config, wanted, runner)
     if as_json:
         click.echo(json.dumps(to_json(result), ensure_ascii=False))
     else:

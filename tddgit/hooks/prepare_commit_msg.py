@@ -8,7 +8,9 @@ into the trailer block, before the comment section), so the user need not type i
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tddgit.config import Config
 from tddgit.hooks.context import (
@@ -23,7 +25,11 @@ from tddgit.hooks.context import (
 )
 from tddgit.hooks.report import note
 
+if TYPE_CHECKING:
+    from tddgit.evidence import Evidence
+
 HOOK = "prepare-commit-msg"
+_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}")
 
 
 def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
@@ -39,23 +45,37 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
         return 0
     amend = is_amend(ctx)
     parent = first_parent(ctx, amend)
-    phase = _proven_phase(ctx, parent)
-    if phase is None:
+    evidence = _proven(ctx, parent)
+    if evidence is None:
         return 0
+    phase = evidence.phase
     if amend and _declared(ctx, "HEAD") not in (None, phase):
         return 0  # amending a commit of another phase: not ours to relabel
-    ctx.repo.run("interpret-trailers", "--in-place", "--trailer", f"GSD-Phase: {phase}", path)
-    note(HOOK, f"added `GSD-Phase: {phase}` (stored evidence for the staged tree)")
+    trailers = [f"GSD-Phase: {phase}"]
+    model = _agent_model(evidence.agent)
+    if model:
+        trailers.append(f"GSD-Agent: {model}")  # the step a model made (tddgit generate)
+    flags = [a for t in trailers for a in ("--trailer", t)]
+    ctx.repo.run("interpret-trailers", "--in-place", *flags, path)
+    shown = " and ".join(f"`{t}`" for t in trailers)
+    note(HOOK, f"added {shown} (stored evidence for the staged tree)")
     return 0
 
 
-def _proven_phase(ctx: HookContext, parent: str | None) -> str | None:
+def _proven(ctx: HookContext, parent: str | None) -> Evidence | None:
     from tddgit.evidence import cache_get
 
     evidence = cache_get(ctx.repo, index_tree(ctx))
     if evidence is None or evidence.parent != parent:
         return None
-    return evidence.phase
+    return evidence
+
+
+def _agent_model(agent: Mapping[str, Any] | None) -> str | None:
+    model = agent.get("model") if agent else None
+    if not isinstance(model, str) or not _MODEL_ID.fullmatch(model):
+        return None
+    return model
 
 
 def _declared(ctx: HookContext, rev: str) -> str | None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tddgit.config import Config
 from tddgit.model import RunResult
+
+if TYPE_CHECKING:
+    from tddgit.git import Repo
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,25 @@ def get_runner(config: Config, root: Path) -> Runner:
     from tddgit.runners.command import CommandRunner
 
     return CommandRunner(config)
+
+
+def run_work_tree(
+    repo: Repo, config: Config, tests: Sequence[str], runner: Runner | None = None
+) -> RunResult:
+    """Run ``tests`` (all when empty) on the work tree as it is (``tddgit run``, the model's
+    ``run_tests``); a runner that cannot select runs the whole suite, filtered after."""
+    runner = runner or get_runner(config, repo.root / config.project)
+    wanted = tuple(tests)
+    request = RunRequest(
+        root=repo.root,
+        subdir=config.project,
+        tests=wanted if runner.selects_tests else (),
+        timeout=config.timeout,
+        project_root=repo.root,
+        bytecode_cache=repo.tddgit_dir / "pycache",
+    )
+    result = runner.run(request)
+    return select(result, wanted) if wanted and not runner.selects_tests else result
 
 
 def select(result: RunResult, tests: Sequence[str]) -> RunResult:

@@ -1,0 +1,59 @@
+"""What the model is told: the system prompt (the phase, the rules, the tools) and the
+first message (the spec, and the files the user passed with ``--context``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tddgit.agent.phases import Phase
+from tddgit.spec import Spec
+
+
+def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
+    return "\n\n".join(
+        [
+            "You are a careful engineer doing test-driven development in a git repository, "
+            "through tddgit. You work only through the tools you are given.",
+            phase.task,
+            "Rules: paths are relative to the repository root; nothing under .git/, nothing "
+            "git ignores, and no secret file is readable; a refused tool call says why. "
+            "Files that count as tests match: " + ", ".join(test_globs[:12]) + ".",
+            "Name each test case id of the specification (such as TC-1) in the test that "
+            "covers it, in the test's name (test_tc_1_...) or its docstring.",
+            phase.done_when,
+            "Work in small steps: look at the project's layout and existing tests first, "
+            "write the tests, check them with run_tests, then call finish.",
+        ]
+    )
+
+
+def first_message(spec: Spec, context: Sequence[tuple[str, str]]) -> str:
+    parts = [render_spec(spec)]
+    for rel, text in context:
+        parts.append(f"Context file {rel} (given by the user):\n```\n{text}\n```")
+    return "\n\n".join(parts)
+
+
+def render_spec(spec: Spec) -> str:
+    if not spec.structured:
+        return f"The specification ({spec.path}):\n\n{spec.text}"
+    lines = [f"Specification {spec.spec_id}: {spec.title}", "", "Components:"]
+    for c in spec.components:
+        lines.append(f"- {c.name} ({c.type}) in {c.file_path}" + _dash(c.description))
+        for m in c.methods:
+            lines.append(f"    - {m.signature}" + _dash(m.description))
+    lines += ["", "Test cases:"]
+    for t in spec.test_cases:
+        lines.append(f"- {t.id} [{t.component}, {t.type}]" + _dash(t.description))
+        for label, text in (("given", t.given), ("when", t.when), ("then", t.then)):
+            if text:
+                lines.append(f"    {label}: {text}")
+    if spec.acceptance_criteria:
+        lines += ["", "Acceptance criteria:"] + [f"- {a}" for a in spec.acceptance_criteria]
+    if spec.implementation_order:
+        lines += ["", "Implementation order: " + ", ".join(spec.implementation_order)]
+    return "\n".join(lines)
+
+
+def _dash(text: str) -> str:
+    return f" - {text}" if text else ""

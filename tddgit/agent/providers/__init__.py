@@ -1,0 +1,119 @@
+"""Who answers the model's turn: a small interface, the SDK behind it imported lazily.
+
+A provider takes a :class:`Request` (the Messages API body) and returns a :class:`Reply`
+(the response as JSON plus its usage). Errors are tddgit's own: a missing or rejected key is
+a usage error (exit 2); a provider that stays overloaded after the SDK's retries is a
+refusal (exit 1), and the caller restores the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from tddgit.agent.settings import Settings
+
+
+@dataclass(frozen=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+        }
+
+    @classmethod
+    def from_api(cls, raw: Any) -> Usage:
+        """The Messages API's ``usage`` object (missing or null fields count as 0)."""
+        if not isinstance(raw, Mapping):
+            return cls()
+
+        def n(key: str) -> int:
+            value = raw.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+        return cls(
+            n("input_tokens"),
+            n("output_tokens"),
+            n("cache_read_input_tokens"),
+            n("cache_creation_input_tokens"),
+        )
+
+
+@dataclass(frozen=True)
+class Request:
+    model: str
+    system: str
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[Mapping[str, Any]]
+    max_tokens: int
+
+    def body(self) -> dict[str, Any]:
+        """The request body exactly as it is sent (and recorded in the transcript)."""
+        return {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": self.system,
+            "tools": list(self.tools),
+            "messages": list(self.messages),
+        }
+
+
+@dataclass(frozen=True)
+class Reply:
+    message: Mapping[str, Any]  # the response body: id, content, stop_reason, usage...
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def content(self) -> list[Mapping[str, Any]]:
+        blocks = self.message.get("content")
+        return [b for b in blocks if isinstance(b, Mapping)] if isinstance(blocks, list) else []
+
+    @property
+    def stop_reason(self) -> str:
+        return str(self.message.get("stop_reason") or "")
+
+
+class Provider(Protocol):
+    name: str
+
+    def model_name(self, configured: str) -> str:
+        """The model the evidence and the `GSD-Agent` trailer name."""
+        ...
+
+    def complete(self, request: Request) -> Reply: ...
+
+
+def make_provider(settings: Settings) -> Provider:
+    """The configured provider (``llm.provider``), its module imported only now."""
+    if settings.provider == "replay":
+        from tddgit.agent.providers.replay import ReplayProvider
+
+        return ReplayProvider(settings)
+    from tddgit.agent.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(settings)
+
+
+__all__ = ["Provider", "Reply", "Request", "Usage", "make_provider"]

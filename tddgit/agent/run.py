@@ -1,0 +1,216 @@
+"""One model-driven phase run, start to end: the entry point of every ``generate`` command.
+
+:func:`run_phase` checks everything that can be checked before a request (nothing staged,
+the ``--context`` files, the key), runs the loop, and on any end but a holding gate puts
+the tree back exactly as it was (the files the run created removed, the files it changed
+restored, their index entries back to ``HEAD``). What holds stays written and staged; the
+caller stores the evidence and commits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tddgit.agent.coverage import SpecCoverage, spec_coverage
+from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
+from tddgit.agent.phases import Phase
+from tddgit.agent.prices import PRICES_AS_OF, estimate_cost
+from tddgit.agent.prompt import first_message, system_prompt
+from tddgit.agent.providers import make_provider
+from tddgit.agent.sandbox import Denied, Sandbox
+from tddgit.agent.settings import Settings
+from tddgit.agent.tools import Bench
+from tddgit.agent.transcript import Transcript
+from tddgit.agent.workspace import Workspace
+from tddgit.config import Config
+from tddgit.errors import UsageError
+from tddgit.evidence import Evidence
+from tddgit.git import Repo
+from tddgit.paths import Classifier, Kind
+from tddgit.spec import Spec
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    spec: Spec
+    context: tuple[Path, ...] = ()  # files the user passes with --context
+    model: str | None = None
+    max_turns: int | None = None
+    cwd: Path | None = None  # where relative --context paths start
+
+
+@dataclass(frozen=True)
+class RunReport:
+    phase: str
+    end: LoopEnd
+    session_id: str
+    transcript: Path
+    provider: str
+    model: str
+    duration: float
+    files: tuple[str, ...]  # what the run wrote (kept only when it holds)
+    coverage: SpecCoverage | None
+
+    @property
+    def holds(self) -> bool:
+        return self.end.status == HOLDS
+
+    @property
+    def cost(self) -> float | None:
+        return estimate_cost(self.model, self.end.usage)
+
+    def agent_block(self) -> dict[str, Any]:
+        """The evidence's ``agent`` object (docs/evidence.md)."""
+        block: dict[str, Any] = {
+            "provider": self.provider,
+            "model": self.model,
+            "turns": self.end.turns,
+            "tokens": self.end.usage.to_json(),
+            "session": self.session_id,
+            "cost_usd": self.cost,
+            "prices_as_of": PRICES_AS_OF,
+        }
+        if self.coverage is not None:
+            block["spec_coverage"] = self.coverage.to_json()
+        return block
+
+    def evidence(self) -> Evidence | None:
+        """The holding gate's evidence with the agent block; None when it did not hold."""
+        verdict = self.end.verdict
+        if not self.holds or verdict is None or verdict.evidence is None:
+            return None
+        return dataclasses.replace(verdict.evidence, agent=self.agent_block())
+
+    def to_json(self) -> dict[str, Any]:
+        verdict = self.end.verdict
+        return {
+            "phase": self.phase,
+            "holds": self.holds,
+            "status": self.end.status,
+            "message": self.end.message,
+            "files": list(self.files),
+            "agent": self.agent_block(),
+            "transcript": str(self.transcript),
+            "duration": round(self.duration, 3),
+            "verdict": verdict.to_json() if verdict else None,
+        }
+
+
+def run_phase(
+    repo: Repo, config: Config, phase: Phase, options: RunOptions, progress: Progress
+) -> RunReport:
+    refuse_if_staged(repo, phase.name)
+    settings = Settings.from_config(
+        config, repo.root, model=options.model, max_turns=options.max_turns
+    )
+    classifier = Classifier.from_config(config)
+    sandbox = Sandbox(
+        root=repo.root,
+        classifier=classifier,
+        writable=phase.writable,
+        read_only_reason=phase.read_only_reason,
+        secret_globs=settings.secret_globs,
+        max_file_bytes=settings.max_file_bytes,
+    )
+    context = read_context(sandbox, options.context, options.cwd or Path.cwd())
+    sandbox.context = frozenset(rel for rel, _ in context)
+    provider = make_provider(settings)  # no key: a usage error before anything is written
+    workspace = Workspace(repo)
+    bench = Bench(repo, config, phase, sandbox, workspace)
+    conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
+    conversation.messages.append({"role": "user", "content": first_message(options.spec, context)})
+    transcript = Transcript(repo)
+    transcript.record(
+        "start",
+        phase=phase.name,
+        provider=provider.name,
+        model=provider.model_name(settings.model),
+        spec=options.spec.path,
+        context=[rel for rel, _ in context],
+        max_turns=settings.max_turns,
+        stuck_after=settings.stuck_after,
+        token_budget=settings.token_budget,
+    )
+    started = time.monotonic()
+    end: LoopEnd | None = None
+    try:
+        end = run_loop(bench, provider, settings, conversation, transcript, progress)
+    except BaseException as exc:
+        transcript.record("error", error=f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        if end is None or end.status != HOLDS:
+            workspace.restore()
+            workspace.unstage()
+        transcript.record(
+            "end",
+            status=end.status if end else "error",
+            message=end.message if end else "",
+            turns=end.turns if end else None,
+            usage=end.usage.to_json() if end else None,
+            restored=end is None or end.status != HOLDS,
+            files=workspace.touched,
+        )
+        transcript.close()
+    assert end is not None
+    coverage = None
+    if end.status == HOLDS and options.spec.structured:
+        coverage = spec_coverage(options.spec, _written_tests(workspace, classifier))
+    return RunReport(
+        phase=phase.name,
+        end=end,
+        session_id=transcript.session_id,
+        transcript=transcript.path,
+        provider=provider.name,
+        model=provider.model_name(settings.model),
+        duration=time.monotonic() - started,
+        files=tuple(workspace.touched),
+        coverage=coverage,
+    )
+
+
+def refuse_if_staged(repo: Repo, phase: str) -> None:
+    if repo.head() is None:
+        staged = repo.git("ls-files", "-z").split("\0")
+    else:
+        staged = repo.git("diff", "--cached", "--name-only", "-z", "HEAD").split("\0")
+    staged = [p for p in staged if p]
+    if staged:
+        shown = ", ".join(staged[:5]) + (f" and {len(staged) - 5} more" if len(staged) > 5 else "")
+        raise UsageError(
+            f"something is already staged ({shown}): generate {phase} starts from a clean index",
+            "commit or unstage it first (`git restore --staged PATH`)",
+        )
+
+
+def read_context(sandbox: Sandbox, paths: Sequence[Path], cwd: Path) -> list[tuple[str, str]]:
+    """The ``--context`` files, each checked by the sandbox's rules (git-ignored allowed)."""
+    out = []
+    for path in paths:
+        absolute = path if path.is_absolute() else cwd / path
+        rel = os.path.relpath(absolute, sandbox.root)
+        try:
+            sandbox.context = frozenset({Path(rel).as_posix()})
+            out.append(sandbox.read_text(Path(rel).as_posix()))
+        except Denied as exc:
+            raise UsageError(
+                f"--context: {exc}", "pass only readable files inside the repository"
+            ) from None
+        finally:
+            sandbox.context = frozenset()
+    return out
+
+
+def _written_tests(workspace: Workspace, classifier: Classifier) -> list[str]:
+    texts = []
+    for rel in workspace.touched:
+        path = workspace.root / rel
+        if classifier.kind(rel) is Kind.TEST and path.is_file():
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return texts

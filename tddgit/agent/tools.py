@@ -1,0 +1,309 @@
+"""Everything the model can do: seven tools, declared once (name, input, documentation).
+
+These names and input fields are part of tddgit's interface (they show in transcripts and
+in docs/llm.md). Each tool obeys the rules in ``sandbox``; a refused or malformed call is
+an error ``tool_result`` the model reads and can act on, never an exception. There is no
+shell tool: the model runs tests only through ``run_tests`` and ``finish``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tddgit.agent.finish import Judgement, judge
+from tddgit.agent.phases import Phase
+from tddgit.agent.sandbox import Denied, Sandbox, redact
+from tddgit.agent.workspace import Workspace
+from tddgit.config import Config
+from tddgit.git import Repo
+from tddgit.paths import Kind
+
+MAX_LISTED = 2000
+MAX_MATCHES = 200
+MAX_TESTS_SHOWN = 200
+
+
+@dataclass
+class Bench:
+    """What the tools work on: the repository, its rules, and the run's changed files."""
+
+    repo: Repo
+    config: Config
+    phase: Phase
+    sandbox: Sandbox
+    workspace: Workspace
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    text: str
+    is_error: bool = False
+    judgement: Judgement | None = None  # `finish` only
+
+
+class ToolInputError(Exception):
+    """The model's input does not fit the tool's declared fields."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    fields: Mapping[str, tuple[str, str]]  # name -> (type: "string" | "strings", meaning)
+    required: tuple[str, ...]
+    run: Callable[[Bench, Mapping[str, Any]], ToolOutcome]
+
+    def api_spec(self) -> dict[str, Any]:
+        properties: dict[str, Any] = {}
+        for name, (kind, doc) in self.fields.items():
+            if kind == "strings":
+                properties[name] = {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": doc,
+                }
+            else:
+                properties[name] = {"type": "string", "description": doc}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": {
+                "type": "object",
+                "properties": properties,
+                "required": list(self.required),
+            },
+        }
+
+
+# -- the tools ------------------------------------------------------------------------
+
+
+def _list_files(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    return ToolOutcome("\n".join(_files(bench, args.get("path"))) or "(no files)")
+
+
+def _files(bench: Bench, path: str | None) -> list[str]:
+    spec: list[str] = []
+    if path not in (None, "", ".", "./"):
+        rel, _ = bench.sandbox.resolve(str(path))
+        spec = ["--", rel]
+    out = bench.repo.run(
+        "ls-files", "-z", "--cached", "--others", "--exclude-standard", *spec
+    ).stdout.decode("utf-8", "surrogateescape")
+    rels = sorted({p for p in out.split("\0") if p} | set(bench.sandbox.context))
+    prefix = spec[1] + "/" if spec else ""
+    rels = [r for r in rels if not prefix or r == spec[1] or r.startswith(prefix)]
+    root = bench.sandbox.root
+    files = [r for r in bench.sandbox.listable(rels) if (root / r).is_file()]
+    if len(files) > MAX_LISTED:
+        files = [*files[:MAX_LISTED], f"… {len(files) - MAX_LISTED} more: list a subdirectory"]
+    return files
+
+
+def _read_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    _, text = bench.sandbox.read_text(args["path"])
+    return ToolOutcome(text)
+
+
+def _search(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    try:
+        pattern = re.compile(args["pattern"])
+    except re.error as exc:
+        raise ToolInputError(f"pattern is not a valid regular expression: {exc}") from None
+    found: list[str] = []
+    for rel in _files(bench, args.get("path")):
+        try:
+            _, text = bench.sandbox.read_text(rel)
+        except Denied:
+            continue  # secrets, binaries, big files: never searched
+        for n, line in enumerate(text.splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{rel}:{n}: {line[:300]}")
+                if len(found) >= MAX_MATCHES:
+                    found.append(f"… stopped at {MAX_MATCHES} matches: narrow the pattern or path")
+                    return ToolOutcome("\n".join(found))
+    return ToolOutcome("\n".join(found) or "(no match)")
+
+
+def _write_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    content = args["content"]
+    rel, _ = bench.sandbox.writable_path(args["path"], content)
+    bench.workspace.write(rel, content)
+    return ToolOutcome(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
+
+
+def _edit_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    old, new = args["old_text"], args["new_text"]
+    if not old:
+        raise ToolInputError("old_text is empty: give the exact text to replace")
+    rel, text = bench.sandbox.read_text(args["path"])
+    count = text.count(old)
+    if count != 1:
+        where = "does not occur" if count == 0 else f"occurs {count} times"
+        raise ToolInputError(
+            f"old_text {where} in {rel}: give text that occurs exactly once (read_file shows it)"
+        )
+    content = text.replace(old, new, 1)
+    bench.sandbox.writable_path(rel, content)
+    bench.workspace.write(rel, content)
+    return ToolOutcome(f"edited {rel}")
+
+
+def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    from tddgit.runners import run_work_tree
+
+    wanted = tuple(args.get("tests") or ())
+    for test in wanted:
+        if test.startswith("-"):  # would reach the runner as an option (-p plugin...)
+            raise Denied(f"{test}: a test id or file, never an option")
+        bench.sandbox.resolve(test.partition("::")[0])  # inside the repository, not .git
+    if not wanted:
+        classifier = bench.sandbox.classifier
+        wanted = tuple(r for r in bench.workspace.touched if classifier.kind(r) is Kind.TEST)
+        wanted = tuple(r for r in wanted if (bench.sandbox.root / r).is_file())
+    result = run_work_tree(bench.repo, bench.config, wanted)
+    tests = [
+        {
+            "id": t.id,
+            "light": t.light.value,
+            "outcome": t.outcome.value,
+            "cause": t.cause.value if t.cause else None,
+            "message": t.message[:500],
+        }
+        for t in result.tests[:MAX_TESTS_SHOWN]
+    ]
+    payload: dict[str, object] = {
+        "tests": tests,
+        "totals": result.totals(),
+        "timed_out": result.timed_out,
+    }
+    if not result.tests and result.output_tail:
+        payload["output"] = result.output_tail[-2000:]
+    return ToolOutcome(redact(json.dumps(payload, ensure_ascii=False)))
+
+
+def _finish(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
+    judgement = judge(bench, args["summary"])
+    return ToolOutcome(judgement.feedback, not judgement.holds, judgement)
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "list_files",
+        "List the repository's files (git-ignored and secret files are not shown).",
+        {"path": ("string", "a directory to list, relative to the repository root")},
+        (),
+        _list_files,
+    ),
+    Tool(
+        "read_file",
+        "Read one text file of the repository (at most 100 KB).",
+        {"path": ("string", "the file, relative to the repository root")},
+        ("path",),
+        _read_file,
+    ),
+    Tool(
+        "search",
+        "Search the repository's files for a regular expression; returns path:line: text.",
+        {
+            "pattern": ("string", "a Python regular expression"),
+            "path": ("string", "a directory or file to search in (default: everything)"),
+        },
+        ("pattern",),
+        _search,
+    ),
+    Tool(
+        "write_file",
+        "Create or overwrite a file with the given content (only the files this step may "
+        "change: test files in a red step).",
+        {
+            "path": ("string", "the file, relative to the repository root"),
+            "content": ("string", "the whole new content"),
+        },
+        ("path", "content"),
+        _write_file,
+    ),
+    Tool(
+        "edit_file",
+        "Replace text that occurs exactly once in a file.",
+        {
+            "path": ("string", "the file, relative to the repository root"),
+            "old_text": ("string", "the exact text to replace (must occur once)"),
+            "new_text": ("string", "the text to put in its place"),
+        },
+        ("path", "old_text", "new_text"),
+        _edit_file,
+    ),
+    Tool(
+        "run_tests",
+        "Run tests and get tddgit's traffic light for each (red: fails for the right reason; "
+        "amber: broken - syntax, collection, fixture, environment; green: passes), as JSON.",
+        {"tests": ("strings", "test ids or files (default: the test files you wrote)")},
+        (),
+        _run_tests,
+    ),
+    Tool(
+        "finish",
+        "Submit the step: tddgit's gate judges the files you wrote. Ends the run when it "
+        "holds; otherwise returns every reason it refused, with the fix.",
+        {"summary": ("string", "what you did, in a sentence or two")},
+        ("summary",),
+        _finish,
+    ),
+)
+
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+
+def api_specs() -> list[dict[str, Any]]:
+    return [t.api_spec() for t in TOOLS]
+
+
+def call(bench: Bench, name: str, raw: object) -> ToolOutcome:
+    """Run one tool call of the model; every failure is an error outcome it can read."""
+    tool = TOOLS_BY_NAME.get(name)
+    if tool is None:
+        return ToolOutcome(
+            f"error: there is no tool {name!r}; the tools are: {', '.join(TOOLS_BY_NAME)}", True
+        )
+    try:
+        args = _checked(tool, raw)
+        return tool.run(bench, args)
+    except Denied as exc:
+        return ToolOutcome(f"refused: {exc}", True)
+    except ToolInputError as exc:
+        return ToolOutcome(f"error: {name}: {exc}", True)
+    except UnicodeError:
+        return ToolOutcome(f"error: {name}: the text is not valid Unicode (lone surrogates?)", True)
+    except OSError as exc:  # e.g. a path through an existing file: tell the model, go on
+        return ToolOutcome(f"error: {name}: {exc.strerror or exc}", True)
+
+
+def _checked(tool: Tool, raw: object) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise ToolInputError(f"the input must be a JSON object with {_shape(tool)}")
+    for name in tool.required:
+        if name not in raw:
+            raise ToolInputError(f"missing field {name!r}; the input is {_shape(tool)}")
+    for name, value in raw.items():
+        if name not in tool.fields:
+            raise ToolInputError(f"unknown field {name!r}; the input is {_shape(tool)}")
+        kind = tool.fields[name][0]
+        ok = (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+            if kind == "strings"
+            else isinstance(value, str)
+        )
+        if not ok:
+            expected = "a list of strings" if kind == "strings" else "a string"
+            raise ToolInputError(f"field {name!r} must be {expected}")
+    return raw
+
+
+def _shape(tool: Tool) -> str:
+    parts = [f"{n}" + ("" if n in tool.required else "?") for n in tool.fields]
+    return "{" + ", ".join(parts) + "}"
