@@ -57,6 +57,9 @@ class Evidence:
     # Outcomes of every test in scope that is not a target: green's "no regression" check
     # compares against the red commit's outcomes.
     others: tuple[TestResult, ...] = ()
+    # A test-side refactor: the previous step's test ids it removed and the ids it added.
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
 
     @property
     def target_ids(self) -> tuple[str, ...]:
@@ -81,6 +84,8 @@ class Evidence:
             "changes": {k: list(v) for k, v in self.changes.items()},
             "findings": [dict(f) for f in self.findings],
             "coarse": self.coarse,
+            **({"removed": list(self.removed)} if self.removed else {}),
+            **({"added": list(self.added)} if self.added else {}),
         }
 
     def dumps(self) -> str:
@@ -161,6 +166,10 @@ def parse_evidence(data: bytes | str) -> Evidence:
     test_ids = raw.get("test_ids", [])
     if not isinstance(test_ids, list) or not all(isinstance(t, str) for t in test_ids):
         raise EvidenceError("field `test_ids` must be a list of strings")
+    moved = {key: raw.get(key, []) for key in ("removed", "added")}
+    for key, ids in moved.items():
+        if not isinstance(ids, list) or not all(isinstance(t, str) for t in ids):
+            raise EvidenceError(f"field `{key}` must be a list of strings")
     command = raw.get("command", [])
     if not isinstance(command, list):
         raise EvidenceError("field `command` must be a list")
@@ -190,6 +199,8 @@ def parse_evidence(data: bytes | str) -> Evidence:
         changes={str(k): tuple(v) for k, v in changes.items()},
         findings=tuple(findings),
         coarse=bool(raw.get("coarse", False)),
+        removed=tuple(moved["removed"]),
+        added=tuple(moved["added"]),
     )
 
 

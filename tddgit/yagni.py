@@ -296,3 +296,22 @@ def judge(
             f"for {_plural(tests, 'test line')} in the red"
         )
     return findings, notes
+
+
+def untested_lines(added: Mapping[str, Added], result: RunResult) -> tuple[list[str], list[str]]:
+    """A refactor's added production lines that no test executed, as ``file:lines``
+    messages (``untested-code``), by the same coverage measurement as the yagni check;
+    and notes on the files coverage could not judge (those are not refused)."""
+    found: list[str] = []
+    reasons: dict[str, None] = {}
+    measured = result.coverage or {}
+    for a in added.values():
+        cov = measured.get(a.path) if a.python else None
+        if cov is None:
+            reasons[_unmeasured_reason(result, a.python)] = None
+            continue
+        finding = _coverage_finding(a, cov, "error")
+        if finding is not None:
+            found.append(str(finding["message"]))
+    notes = [f"untested-code not judged for some files: {r}" for r in reasons]
+    return found, notes
