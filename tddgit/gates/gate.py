@@ -171,7 +171,7 @@ def _gate(
         evidence=evidence,
         run=result,
         notes=tuple(plan.notes),
-        next_step=_NEXT_OK[phase] if holds else _next(reasons),
+        next_step=_NEXT_OK[phase] if holds else next_line(reasons),
     )
 
 
@@ -200,7 +200,7 @@ def _refused(phase: str, plan: Plan, change: StagedChange, state: State) -> Verd
         change,
         state,
         notes=tuple(plan.notes),
-        next_step=_next(plan.reasons),
+        next_step=next_line(plan.reasons),
     )
 
 
@@ -245,7 +245,3 @@ def _untested(added: Mapping[str, Added], result: RunResult, plan: Plan) -> list
     found, notes = untested_lines(added, result)
     plan.notes.extend(notes)
     return [Reason("untested-code", line) for line in found]
-
-
-def _next(reasons: Sequence[Reason]) -> str:
-    return next_line(reasons)
