@@ -4,8 +4,6 @@ pytest, real commits."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.conftest import GitRepo
@@ -13,10 +11,12 @@ from tests.project import (
     CALC_SUB,
     PYPROJECT,
     TEST_SUB,
+    rules,
     stage_green,
     stage_red,
     start_project,
     trailer,
+    verdict,
 )
 
 OTHER = "import calc\n\n\ndef test_add_zero():\n    assert calc.add(0, 4) == 4\n"
@@ -31,20 +31,6 @@ import calc
 def test_add(a, b, total):
     assert calc.add(a, b) == total
 """
-
-
-def verdict(repo: GitRepo, *args: str) -> tuple[int, dict[str, object]]:
-    """The gate's JSON verdict; a step that holds commits (never with an editor)."""
-    message = () if "-m" in args or "--no-commit" in args else ("-m", "step")
-    proc = repo.tddgit(*args, *message, "--json")
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def rules(data: dict[str, object]) -> list[str]:
-    reasons = data["reasons"]
-    assert isinstance(reasons, list)
-    return [r["rule"] for r in reasons]
 
 
 def messages(data: dict[str, object]) -> str:

@@ -11,11 +11,13 @@ from tests.project import (
     CALC,
     CALC_SUB,
     TEST_SUB,
+    rules,
     snapshot_state,
     stage_green,
     stage_red,
     start_project,
     trailer,
+    verdict,
 )
 
 
@@ -23,18 +25,6 @@ from tests.project import (
 def project(repo: GitRepo) -> GitRepo:
     start_project(repo)
     return repo
-
-
-def verdict(repo: GitRepo, *args: str) -> tuple[int, dict[str, object]]:
-    proc = repo.tddgit(*args, "--json")
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def rules(data: dict[str, object]) -> list[str]:
-    reasons = data["reasons"]
-    assert isinstance(reasons, list)
-    return [r["rule"] for r in reasons]
 
 
 # --- red ------------------------------------------------------------------------------
