@@ -60,6 +60,9 @@ class Evidence:
     # A model-driven step's agent (provider, model, turns, tokens, session...): absent for a
     # person's step, so evidence written before it existed reads the same.
     agent: Mapping[str, Any] | None = None
+    # A test-side refactor: the previous step's test ids it removed and the ids it added.
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
 
     @property
     def target_ids(self) -> tuple[str, ...]:
@@ -84,6 +87,8 @@ class Evidence:
             "changes": {k: list(v) for k, v in self.changes.items()},
             "findings": [dict(f) for f in self.findings],
             "coarse": self.coarse,
+            **({"removed": list(self.removed)} if self.removed else {}),
+            **({"added": list(self.added)} if self.added else {}),
         }
         if self.agent is not None:
             data["agent"] = dict(self.agent)
@@ -167,6 +172,10 @@ def parse_evidence(data: bytes | str) -> Evidence:
     test_ids = raw.get("test_ids", [])
     if not isinstance(test_ids, list) or not all(isinstance(t, str) for t in test_ids):
         raise EvidenceError("field `test_ids` must be a list of strings")
+    moved = {key: raw.get(key, []) for key in ("removed", "added")}
+    for key, ids in moved.items():
+        if not isinstance(ids, list) or not all(isinstance(t, str) for t in ids):
+            raise EvidenceError(f"field `{key}` must be a list of strings")
     command = raw.get("command", [])
     if not isinstance(command, list):
         raise EvidenceError("field `command` must be a list")
@@ -200,6 +209,8 @@ def parse_evidence(data: bytes | str) -> Evidence:
         findings=tuple(findings),
         coarse=bool(raw.get("coarse", False)),
         agent=agent,
+        removed=tuple(moved["removed"]),
+        added=tuple(moved["added"]),
     )
 
 

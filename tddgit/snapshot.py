@@ -137,8 +137,9 @@ def _extract(tar: tarfile.TarFile, root: Path) -> None:
 
 
 def import_paths(root: Path) -> list[str]:
-    """Directories to put first on PYTHONPATH so the project's imports resolve to the
-    snapshot rather than to an editable install of the work tree."""
+    """Directories to put first on PYTHONPATH, in place and on a snapshot alike: the
+    project's imports resolve to the tree under test (never to an editable install of the
+    work tree), and a ``src/`` layout imports the same way wherever the gate runs."""
     paths = [str(root)]
     if (root / "src").is_dir():
         paths.insert(0, str(root / "src"))

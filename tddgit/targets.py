@@ -31,17 +31,76 @@ def _is_test_class(node: ast.ClassDef) -> bool:
 def python_tests(source: str) -> dict[str, str] | None:
     """``{"Class::test_name": fingerprint}`` for every test in a Python test module, or
     None when it does not parse."""
+    found = python_test_cases(source)
+    return None if found is None else {k: v.fingerprint for k, v in found.items()}
+
+
+class TestDef:
+    """One test function's fingerprint: the whole of it, the part that is not its list of
+    parametrize cases, and each case (its explicit id, when it has one, and its dump)."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.fingerprint = ast.dump(node)
+        self.cases: list[tuple[str | None, str]] = []
+        core = []
+        for dec in node.decorator_list:
+            if _is_parametrize(dec):
+                assert isinstance(dec, ast.Call)
+                self.cases.extend(_cases(dec))
+                core.append(ast.dump(dec.args[0]) if dec.args else "")
+            else:
+                core.append(ast.dump(dec))
+        body = ast.dump(ast.Module(body=list(node.body), type_ignores=[]))
+        self.core = "|".join([node.name, ast.dump(node.args), *core, body])
+
+
+def _is_parametrize(dec: ast.expr) -> bool:
+    if not isinstance(dec, ast.Call):
+        return False
+    f = dec.func
+    return isinstance(f, ast.Attribute) and f.attr == "parametrize"
+
+
+def _cases(dec: ast.Call) -> list[tuple[str | None, str]]:
+    values = dec.args[1] if len(dec.args) > 1 else None
+    ids: list[str | None] = []
+    for kw in dec.keywords:
+        if kw.arg == "argvalues":
+            values = kw.value
+        elif kw.arg == "ids" and isinstance(kw.value, (ast.List, ast.Tuple)):
+            ids = [
+                e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+                for e in kw.value.elts
+            ]
+    if not isinstance(values, (ast.List, ast.Tuple)):
+        return [(None, ast.dump(values) if values is not None else "")]
+    out: list[tuple[str | None, str]] = []
+    for i, elt in enumerate(values.elts):
+        case_id = ids[i] if i < len(ids) else None
+        if isinstance(elt, ast.Call) and getattr(elt.func, "attr", "") == "param":
+            for kw in elt.keywords:
+                if kw.arg == "id" and isinstance(kw.value, ast.Constant):
+                    case_id = str(kw.value.value)
+        out.append((case_id, ast.dump(elt)))
+    return out
+
+
+def python_test_cases(source: str) -> dict[str, TestDef] | None:
+    """Every test of a Python test module by its qualified name, or None when it does not
+    parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-    found: dict[str, str] = {}
+    found: dict[str, TestDef] = {}
 
     def visit(body: Iterable[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if node.name.startswith("test") and (in_class or not prefix):
-                    found[prefix + node.name] = ast.dump(node)
+                    found[prefix + node.name] = TestDef(node)
             elif isinstance(node, ast.ClassDef) and _is_test_class(node):
                 visit(node.body, f"{prefix}{node.name}::", True)
 
@@ -60,7 +119,17 @@ def staged_targets(
 ) -> list[str]:
     """Test ids (pytest node ids, or test file paths) new or changed in the staged test
     files compared with HEAD's tree."""
+    return staged_test_changes(repo, change, source_globs)[0]
+
+
+def staged_test_changes(
+    repo: Repo, change: StagedChange, source_globs: tuple[str, ...] = DEFAULT_SOURCE_GLOBS
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The staged targets, and for each test whose only change is its list of parametrize
+    cases, the explicit ids of the cases whose values changed (its new cases are found by
+    id after the run: ``tddgit.gates.ids.narrow``)."""
     targets: list[str] = []
+    cases: dict[str, list[str]] = {}
     for f in change.files:
         if f.status == "D" or change.kinds.get(f.path) is not Kind.TEST:
             continue
@@ -80,18 +149,25 @@ def staged_targets(
             if matches(f.path, source_globs):
                 targets.append(f.path)
             continue
-        new = python_tests(_decode(read_blob(repo, change.tree, f.path)) or "")
+        new = python_test_cases(_decode(read_blob(repo, change.tree, f.path)) or "")
         if new is None:
             targets.append(f.path)  # unparseable: the run will show why (amber syntax)
             continue
         old_path = f.old_path or f.path
         old_src = _decode(read_blob(repo, change.base_tree, old_path))
-        old = python_tests(old_src) if old_src is not None else {}
-        old = old or {}
-        for qual, fingerprint in new.items():
-            if old.get(qual) != fingerprint:
-                targets.append(f"{f.path}::{qual}")
-    return targets
+        old = (python_test_cases(old_src) if old_src is not None else {}) or {}
+        for qual, test in new.items():
+            before = old.get(qual)
+            if before is not None and before.fingerprint == test.fingerprint:
+                continue
+            target = f"{f.path}::{qual}"
+            targets.append(target)
+            if before is not None and before.core == test.core and test.cases:
+                was = dict(c for c in before.cases if c[0] is not None)
+                cases[target] = [
+                    i for i, dump in test.cases if i is not None and was.get(i, dump) != dump
+                ]
+    return targets, cases
 
 
 def belongs(test_id: str, test_file: str | None, target: str) -> bool:

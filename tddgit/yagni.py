@@ -263,15 +263,11 @@ def _unmeasured_reason(result: RunResult, python: bool) -> str:
     return "coverage.py could not analyse the file"
 
 
-def judge(
-    repo: Repo,
-    classifier: Classifier,
-    state: State,
-    added: Mapping[str, Added],
-    result: RunResult,
-    severity: str = "warning",
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Findings (evidence ``findings`` records) and notes for a green's added code."""
+def by_coverage(
+    added: Mapping[str, Added], result: RunResult, severity: str
+) -> tuple[list[dict[str, Any]], list[Added], list[str]]:
+    """The coverage findings on ``added`` lines; the files coverage could not judge, and
+    why (the reasons, each once)."""
     findings: list[dict[str, Any]] = []
     unmeasured: list[Added] = []
     reasons: dict[str, None] = {}
@@ -285,6 +281,19 @@ def judge(
         finding = _coverage_finding(a, cov, severity)
         if finding is not None:
             findings.append(finding)
+    return findings, unmeasured, list(reasons)
+
+
+def judge(
+    repo: Repo,
+    classifier: Classifier,
+    state: State,
+    added: Mapping[str, Added],
+    result: RunResult,
+    severity: str = "warning",
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Findings (evidence ``findings`` records) and notes for a green's added code."""
+    findings, unmeasured, reasons = by_coverage(added, result, severity)
     notes: list[str] = []
     if unmeasured:
         tests = red_test_lines(repo, classifier, state.open_reds)
@@ -296,3 +305,12 @@ def judge(
             f"for {_plural(tests, 'test line')} in the red"
         )
     return findings, notes
+
+
+def untested_lines(added: Mapping[str, Added], result: RunResult) -> tuple[list[str], list[str]]:
+    """A refactor's added production lines that no test executed, as ``file:lines``
+    messages (``untested-code``), by the same coverage measurement as the yagni check;
+    and notes on the files coverage could not judge (those are not refused)."""
+    findings, _unmeasured, reasons = by_coverage(added, result, "error")
+    notes = [f"untested-code not judged for some files: {r}" for r in reasons]
+    return [str(f["message"]) for f in findings], notes

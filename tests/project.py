@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.conftest import GitRepo
 
 PYPROJECT = """\
@@ -89,3 +91,18 @@ def snapshot_state(repo: GitRepo) -> dict[str, object]:
         "refs": repo.git("for-each-ref"),
         "stash": repo.git("stash", "list"),
     }
+
+
+def verdict(repo: GitRepo, *args: str) -> tuple[int, dict[str, object]]:
+    """A gate's JSON verdict; a step that holds commits (with ``-m step`` unless a message
+    or ``--no-commit`` is given: never an editor waiting in a test)."""
+    message = () if "-m" in args or "--no-commit" in args else ("-m", "step")
+    proc = repo.tddgit(*args, *message, "--json")
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def rules(data: dict[str, object]) -> list[str]:
+    reasons = data["reasons"]
+    assert isinstance(reasons, list)
+    return [r["rule"] for r in reasons]

@@ -11,11 +11,13 @@ from tests.project import (
     CALC,
     CALC_SUB,
     TEST_SUB,
+    rules,
     snapshot_state,
     stage_green,
     stage_red,
     start_project,
     trailer,
+    verdict,
 )
 
 
@@ -23,18 +25,6 @@ from tests.project import (
 def project(repo: GitRepo) -> GitRepo:
     start_project(repo)
     return repo
-
-
-def verdict(repo: GitRepo, *args: str) -> tuple[int, dict[str, object]]:
-    proc = repo.tddgit(*args, "--json")
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def rules(data: dict[str, object]) -> list[str]:
-    reasons = data["reasons"]
-    assert isinstance(reasons, list)
-    return [r["rule"] for r in reasons]
 
 
 # --- red ------------------------------------------------------------------------------
@@ -265,12 +255,25 @@ def test_refactor_one_side_at_a_time(green: GitRepo) -> None:
     assert rules(data) == ["refactor-changes-tests"]
 
 
-def test_refactor_refuses_new_test_ids(green: GitRepo) -> None:
+def test_refactor_refuses_new_test_ids_beside_production_code(green: GitRepo) -> None:
     green.write("tests/test_extra.py", "def test_extra():\n    assert True\n")
+    green.write("calc.py", CALC_SUB + "\n")
+    green.write(".tddgit.yaml", "refactor:\n  one_side: false\n")
     green.add()
     code, data = verdict(green, "refactor")
     assert code == 1
     assert rules(data) == ["test-ids-changed"]
+
+
+def test_test_side_refactor_records_the_ids_it_adds(green: GitRepo) -> None:
+    green.write("tests/test_extra.py", "def test_extra():\n    assert True\n")
+    green.add()
+    code, data = verdict(green, "refactor", "-m", "split the tests")
+    assert code == 0, data
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict)
+    assert evidence["added"] == ["tests/test_extra.py::test_extra"]
+    assert "removed" not in evidence
 
 
 def test_refactor_refuses_a_failing_suite(green: GitRepo) -> None:

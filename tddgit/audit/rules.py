@@ -77,6 +77,14 @@ RULES: dict[str, Rule] = {
             "refactor one side at a time, keeping the other as the safety net",
         ),
         Rule(
+            "tests-removed",
+            "warning",
+            "Refactor removed tests",
+            "a test-side refactor removed test ids that passed at the previous step "
+            "(renamed, merged, parametrized or deleted)",
+            "check that the tests that replace them check the same behaviour",
+        ),
+        Rule(
             "refactor-while-red",
             "error",
             "Refactor with a failing test",
@@ -380,6 +388,25 @@ def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     return out
 
 
+def check_tests_removed(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
+    """A step whose evidence lists removed test ids (a test-side refactor)."""
+    ev = v.evidence
+    removed = getattr(ev, "removed", ())
+    if not removed:
+        return _NONE
+    more = f" (and {len(removed) - 1} more)" if len(removed) > 1 else ""
+    added = getattr(ev, "added", ())
+    return (
+        finding(
+            "tests-removed",
+            v.sha,
+            f"{v.phase or 'the step'} removes the test {removed[0]}{more}",
+            files=tuple(sorted({t.split("::", 1)[0] for t in removed}))[:10],
+            data={"removed": list(removed), "added": list(added)},
+        ),
+    )
+
+
 def check_evidence(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     ev = v.evidence
     if ev is None:
@@ -469,6 +496,7 @@ register_check(check_green_without_red, phases=("green",))
 register_check(check_test_edited_in_green, phases=("green",))
 register_check(check_refactor, phases=("refactor",))
 register_check(check_evidence, evidence=True)
+register_check(check_tests_removed, phases=("refactor",), evidence=True)
 
 
 @dataclass(frozen=True)

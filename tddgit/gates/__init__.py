@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from tddgit.gates.gate import FIXES, run_gate
+from tddgit.gates.fixes import FIXES
+from tddgit.gates.gate import run_gate
 from tddgit.gates.records import PHASES, Reason, Verdict
 
 __all__ = ["FIXES", "PHASES", "Reason", "Verdict", "run_gate"]

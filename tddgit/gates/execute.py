@@ -34,17 +34,25 @@ def _needs_snapshot(classifier: Classifier, dirty: DirtyScan) -> list[str]:
 
 @contextmanager
 def _run_root(repo: Repo, tree: str, use_snapshot: bool) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The directory to run in and the variables to add: the same import path rules in
+    place and on a snapshot (``src/`` and the root first), so the same staged tree gets
+    the same verdict wherever it runs."""
+    from tddgit.snapshot import import_paths
+
     if not use_snapshot:
-        yield repo.root, {}
+        yield repo.root, _import_env(import_paths(repo.root))
         return
-    from tddgit.snapshot import import_paths, snapshot
+    from tddgit.snapshot import snapshot
 
     with snapshot(repo, tree) as root:
         _link_installed_packages(repo.root, root)
-        paths = import_paths(root)
-        if os.environ.get("PYTHONPATH"):
-            paths.append(os.environ["PYTHONPATH"])
-        yield root, {"PYTHONPATH": os.pathsep.join(paths)}
+        yield root, _import_env(import_paths(root))
+
+
+def _import_env(paths: list[str]) -> dict[str, str]:
+    if os.environ.get("PYTHONPATH"):
+        paths = [*paths, os.environ["PYTHONPATH"]]
+    return {"PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _link_installed_packages(work_tree: Path, snapshot_root: Path) -> None:
@@ -230,3 +238,31 @@ def _so_far(
         show(f"{doing}: {done} test{'' if done == 1 else 's'} done, {failed} failed")
 
     return tests
+
+
+def collect_at(
+    repo: Repo, config: Config, commit: str | None, files: Sequence[str]
+) -> tuple[str, ...] | None:
+    """The test ids the configured runner collects in ``files`` at ``commit`` (on a
+    snapshot of its tree; nothing is run), or None when it cannot tell."""
+    if commit is None:
+        return ()
+    from tddgit.runners import RunRequest, collect, get_runner
+    from tddgit.snapshot import import_paths, snapshot
+    from tddgit.staged import tree_of
+
+    runner = get_runner(config, repo.root)
+    if getattr(runner, "collect", None) is None:
+        return None
+    with snapshot(repo, tree_of(repo, commit)) as root:
+        present = tuple(f for f in files if (root / f).exists())
+        if not present:
+            return ()
+        request = RunRequest(
+            root=root,
+            tests=present,
+            timeout=config.timeout,
+            env={**os.environ, **_import_env(import_paths(root))},
+            project_root=repo.root,
+        )
+        return collect(runner, request)

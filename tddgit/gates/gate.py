@@ -15,6 +15,7 @@ from tddgit import __version__
 from tddgit.config import Config
 from tddgit.evidence import Evidence
 from tddgit.gates.execute import BackgroundRun, early_selection, execute
+from tddgit.gates.fixes import next_line
 from tddgit.gates.plan import check_transition, plan_green, plan_red, plan_refactor
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
 from tddgit.git import Repo
@@ -24,38 +25,13 @@ from tddgit.paths import Classifier, Kind
 from tddgit.staged import DirtyScan, StagedChange, staged_change
 
 if TYPE_CHECKING:
+    from tddgit.gates.ids import Comparison
     from tddgit.yagni import Added
 
 _NEXT_OK = {
     "red": "next: make it pass with `tddgit green`",
     "green": "next: clean up with `tddgit refactor`, or start the next cycle with `tddgit red`",
     "refactor": "next: more `tddgit refactor`, or the next cycle with `tddgit red`",
-}
-
-FIXES = {
-    "no-test-change": "stage a new or changed test (`git add tests/...`)",
-    "no-targets": "stage a new or changed test function, or name the tests: tddgit red TEST...",
-    "pre-test-code": "commit the test first; production code may only be stubs in a red step",
-    "target-passes": "the test must fail before the code exists: test something not yet built",
-    "target-amber": "fix the test itself (syntax, imports of third-party modules, fixtures) "
-    "so it fails on an assertion or a missing project feature",
-    "target-not-run": "check the test id (`tddgit run`), or name the tests explicitly",
-    "regression": "fix what broke before committing this step",
-    "test-failing": "make the whole suite pass before committing this step",
-    "timeout": "speed the tests up or raise `timeout` in the configuration",
-    "green-without-red": "commit a failing test first: `tddgit red`",
-    "refactor-while-red": "make the red pass first: `tddgit green`",
-    "refactor-without-green": "a refactor follows a green: `tddgit green` first",
-    "missing-evidence": "name the red's tests: tddgit green TEST...",
-    "test-edited-in-green": "leave the red's tests as they were (or set "
-    "green.allow_test_edits = true)",
-    "no-production-change": "a test that passes without implementation was not red; "
-    "stage the production change",
-    "target-fails": "keep implementing until the red tests pass",
-    "refactor-changes-tests": "refactor one side at a time: unstage the tests or the code",
-    "test-ids-changed": "a refactor keeps the same tests; add new tests in a red step",
-    "yagni": "remove the code no test needs, or write the test that needs it in a new red "
-    "(green.yagni = warn only records it)",
 }
 
 
@@ -102,7 +78,9 @@ def _gate(
     if plan.reasons:
         return _refused(phase, plan, change, state)
     yagni = str(config.get("green.yagni")) if phase == "green" else "off"
-    cover = _coverable(change) if yagni != "off" else ()
+    # A production-side refactor adds no line that no test executes (`untested-code`).
+    untested = phase == "refactor" and change.touches_production
+    cover = _coverable(change) if yagni != "off" or untested else ()
     background = BackgroundRun()
     started = time.time()
     try:
@@ -130,7 +108,7 @@ def _gate(
         if plan.reasons:
             background.cancel()
             return _refused(phase, plan, change, state)
-        added = _added_code(repo, change) if yagni != "off" else {}
+        added = _added_code(repo, change) if cover else {}
         if not background.started:
             run(None)  # the selection comes from the plan
         result, run_notes = background.result()
@@ -143,16 +121,27 @@ def _gate(
     plan.notes.extend(result.notes)
     if result.coarse:
         plan.notes.append(f"the {result.runner} runner knows only the exit code: a coarse verdict")
+    from tddgit.gates import compare
+
     scope = str(config.get(f"{phase}.scope"))
+    before = compare.Before(repo, config, change)
+    ids: Comparison | None = None
     if phase == "red":
+        compare.red_targets(before, plan, result)
         reasons = judge_red(result, plan.targets, config.timeout)
+        reasons = compare.red_reasons(before, plan, result, reasons)
     elif phase == "green":
         reasons = judge_green(result, plan.targets, config.timeout, plan.baseline)
+        reasons += compare.green_reasons(before, plan, result, scope)
     else:
         reasons, extra = judge_refactor(result, config.timeout, plan.previous, scope)
         plan.notes.extend(extra)
+        more, ids = compare.refactor_reasons(before, plan, result, scope)
+        reasons += more
+        if not reasons and added:
+            reasons += _untested(added, result, plan)
     findings: list[dict[str, Any]] = []
-    if added and not reasons:  # judged only on a green that holds otherwise
+    if added and not reasons and phase == "green":  # judged only on a green that holds
         findings = _yagni(repo, classifier, state, added, result, yagni, plan, reasons)
     mine, others = split(result, plan.targets)
     evidence = Evidence(
@@ -172,6 +161,8 @@ def _gate(
         changes={k: tuple(v) for k, v in change.summary().items()},
         findings=tuple(findings),
         coarse=result.coarse,
+        removed=ids.removed if ids is not None and change.touches_tests else (),
+        added=ids.added if ids is not None and change.touches_tests else (),
     )
     holds = not reasons
     return Verdict(
@@ -183,7 +174,7 @@ def _gate(
         evidence=evidence,
         run=result,
         notes=tuple(plan.notes),
-        next_step=_NEXT_OK[phase] if holds else _next(reasons),
+        next_step=_NEXT_OK[phase] if holds else next_line(reasons),
     )
 
 
@@ -212,7 +203,7 @@ def _refused(phase: str, plan: Plan, change: StagedChange, state: State) -> Verd
         change,
         state,
         notes=tuple(plan.notes),
-        next_step=_next(plan.reasons),
+        next_step=next_line(plan.reasons),
     )
 
 
@@ -250,10 +241,10 @@ def _yagni(
     return findings
 
 
-def _next(reasons: Sequence[Reason]) -> str:
-    seen: list[str] = []
-    for r in reasons:
-        fix = FIXES.get(r.rule)
-        if fix and fix not in seen:
-            seen.append(fix)
-    return "; ".join(seen)
+def _untested(added: Mapping[str, Added], result: RunResult, plan: Plan) -> list[Reason]:
+    """`untested-code`: the refactor's added production lines that no test executed."""
+    from tddgit.yagni import untested_lines
+
+    found, notes = untested_lines(added, result)
+    plan.notes.extend(notes)
+    return [Reason("untested-code", line) for line in found]

@@ -67,9 +67,12 @@ def plan_red(
             Reason("no-test-change", "a red step must add or change a test; none is staged")
         )
     plan.reasons.extend(_pre_test_code(repo, config, change))
-    from tddgit.targets import staged_targets  # lazily: the run starts before this
+    from tddgit.targets import staged_test_changes  # lazily: the run starts before this
 
-    plan.targets = list(tests) or staged_targets(repo, change, config.globs("source_globs"))
+    staged, plan.cases = staged_test_changes(repo, change, config.globs("source_globs"))
+    plan.targets = list(tests) or staged
+    if tests:
+        plan.cases = {}
     if not plan.targets and change.touches_tests:
         plan.reasons.append(
             Reason("no-targets", "no new or changed test found in the staged test files")
@@ -102,6 +105,7 @@ def plan_green(
         if not tests:
             targets.extend(t.id for t in ev.targets if t.id not in targets)
         plan.baseline.update({t.id: t for t in (*ev.targets, *ev.others)})
+        plan.reds.append(ev)
         if not config.flag("green.allow_test_edits"):
             files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
             for f in diff_trees(repo, ev.tree, change.tree, files):

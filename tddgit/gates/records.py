@@ -22,6 +22,7 @@ class Reason:
     test: str | None = None
     cause: str | None = None
     detail: str = ""
+    fix: str = ""  # this refusal's own fix line, when the rule's generic one would mislead
 
     def to_json(self) -> dict[str, str | None]:
         return {
@@ -68,3 +69,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     baseline: dict[str, TestResult] = field(default_factory=dict)  # outcomes at the red
     previous: Evidence | None = None  # refactor: the previous phase's evidence
+    # red: tests whose only change is their list of cases -> the explicit ids of changed
+    # cases (the new cases are found by id after the run)
+    cases: dict[str, list[str]] = field(default_factory=dict)
+    reds: list[Evidence] = field(default_factory=list)  # green: the open reds' evidence

@@ -63,6 +63,16 @@ class Runner(Protocol):
     def run(self, request: RunRequest) -> RunResult: ...
 
 
+def collect(runner: Runner, request: RunRequest) -> tuple[str, ...] | None:
+    """The test ids ``runner`` would run for ``request`` without running them, or None when
+    the runner cannot list them (it has no ``collect``) or the listing failed."""
+    method = getattr(runner, "collect", None)
+    if method is None:
+        return None
+    ids: tuple[str, ...] | None = method(request)
+    return ids
+
+
 def detect_runner(root: Path) -> str:
     """The runner a repo most likely uses, from its files (PRODUCT.md §3)."""
     from tddgit.runners.detect import detect

@@ -72,6 +72,7 @@ class Project:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._deps: frozenset[str] | None = None
+        self._names: frozenset[str] | None = None
 
     def rel(self, path: str | None) -> str | None:
         """``path`` relative to the root (``/``-separated), or None when outside it."""
@@ -90,6 +91,24 @@ class Project:
             if (self.root / f"{base}{module}").is_dir():
                 return f"{base}{module}/"
         return None
+
+    def plausible(self, module: str, test_file: str | None) -> bool:
+        """Whether a missing top-level ``module`` is plausibly the project's own: the
+        project's name, or the module a test file's name says it tests (``test_calc.py``,
+        ``calc_test.py`` -> ``calc``)."""
+        wanted = _norm(module)
+        if wanted in self.names:
+            return True
+        stem = (test_file or "").rsplit("/", 1)[-1].removesuffix(".py")
+        tested = stem.removeprefix("test_").removesuffix("_test")
+        return tested != stem and _norm(tested) == wanted
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The project's own names (normalised): its declared name in pyproject.toml."""
+        if self._names is None:
+            self._names = frozenset(filter(None, [_project_name(self.root)]))
+        return self._names
 
     @property
     def dependencies(self) -> frozenset[str]:
@@ -138,20 +157,30 @@ def _pyproject_requirements(data: Mapping[str, Any]) -> Iterator[str]:
                 yield from (_norm(k) for k in table if k != "python")
 
 
+def _pyproject(root: Path) -> Mapping[str, Any]:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return {}
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - 3.10 only
+        import tomli as tomllib
+    try:
+        data: dict[str, Any] = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return data
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _project_name(root: Path) -> str | None:
+    project = _pyproject(root).get("project")
+    name = project.get("name") if isinstance(project, dict) else None
+    return _norm(name) if isinstance(name, str) else None
+
+
 def declared_distributions(root: Path) -> frozenset[str]:
     """Normalised names of the dependencies the project declares (best effort)."""
-    names: set[str] = set()
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - 3.10 only
-            import tomli as tomllib
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            names.update(_pyproject_requirements(data))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            pass
+    names: set[str] = set(_pyproject_requirements(_pyproject(root)))
     reqs = list(root.glob("requirements*.txt")) + list(root.glob("requirements/*.txt"))
     for req in reqs:
         try:
@@ -190,7 +219,11 @@ def describe(exc: Mapping[str, Any]) -> str:
     return f"{_short_type(exc)}: {msg}" if msg else _short_type(exc)
 
 
-def _missing_module(exc: Mapping[str, Any], project: Project) -> tuple[Cause, str]:
+def _missing_module(
+    exc: Mapping[str, Any], project: Project, test_file: str | None
+) -> tuple[Cause, str]:
+    """A module neither in the tree nor installed, judged by evidence: red when it is
+    plausibly the project's own, amber (install it) when it is known third-party or stdlib."""
     name = str(exc.get("missing") or "")
     top = name.split(".")[0]
     base = describe(exc)
@@ -204,17 +237,36 @@ def _missing_module(exc: Mapping[str, Any], project: Project) -> tuple[Cause, st
     where = project.in_tree(top)
     if where is not None:
         if name == top:
-            return Cause.ENVIRONMENT, (
-                f"{base} ({where} exists but is not importable: put its directory on "
-                "sys.path, e.g. pytest `pythonpath`)"
-            )
+            return Cause.ENVIRONMENT, f"{base} ({where} {NOT_IMPORTABLE})"
         return Cause.NOT_IMPLEMENTED, f"{base} (project module not written yet)"
     if top.lower() in project.dependencies:
         return Cause.ENVIRONMENT, f"{base} (declared dependency not installed)"
+    if project.plausible(top, test_file):
+        return Cause.NOT_IMPLEMENTED, f"{base} (project module not written yet)"
+    dist = pypi_distribution(top)
+    if dist is not None:
+        return Cause.ENVIRONMENT, f"{base} (third-party {dist}, not installed nor declared)"
     return Cause.NOT_IMPLEMENTED, (
-        f"{base} (not in the project tree nor a declared dependency: "
+        f"{base} (not in the project tree nor a known third-party module: "
         "assumed a project module not written yet)"
     )
+
+
+NOT_IMPORTABLE = "exists but is not importable"
+_PYPI_NAMES: dict[str, str] | None = None
+
+
+def pypi_distribution(module: str) -> str | None:
+    """The PyPI distribution a widely used top-level import name comes from, if known
+    (``pypi_names.json``, shipped data; its source is named inside)."""
+    global _PYPI_NAMES
+    if _PYPI_NAMES is None:
+        path = Path(__file__).with_name("pypi_names.json")
+        try:
+            _PYPI_NAMES = dict(json.loads(path.read_text(encoding="utf-8"))["names"])
+        except (OSError, ValueError, KeyError, TypeError):
+            _PYPI_NAMES = {}
+    return _PYPI_NAMES.get(module.lower())
 
 
 def _missing_name(exc: Mapping[str, Any]) -> tuple[Cause, str] | None:
@@ -259,7 +311,7 @@ def classify(
     if "NotImplementedError" in names:
         return Cause.NOT_IMPLEMENTED, describe(exc)
     if "ModuleNotFoundError" in names:
-        return _missing_module(exc, project)
+        return _missing_module(exc, project, test_file)
     if "ImportError" in names or "AttributeError" in names:
         verdict = _missing_name(exc)
         if verdict is not None:

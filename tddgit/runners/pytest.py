@@ -255,6 +255,27 @@ class PytestRunner:
             coverage_note=coverage_note,
         )
 
+    def collect(self, request: RunRequest) -> tuple[str, ...] | None:
+        """The test ids pytest collects for ``request.tests`` (nothing is run), or None
+        when collection did not finish."""
+        root = request.root
+        python = resolve_python(self.config, request.project_root or root)
+        requested = tuple(dict.fromkeys(_normalise(t, root) for t in request.tests))
+        args, _absent = plan_args(root, requested)
+        if requested and not args:
+            return ()
+        with tempfile.TemporaryDirectory(prefix="tddgit-pytest-") as tmp:
+            out = Path(tmp, "probe.jsonl")
+            out.touch()
+            argv = [python, "-m", "pytest", "-p", PROBE_PLUGIN, "--collect-only", "-q"]
+            argv += ["--continue-on-collection-errors", "-o", f"cache_dir={Path(tmp, 'c')}"]
+            env = self._env(request, request.project_root or root, out, None)
+            run_command([*argv, *args], root, timeout=request.timeout, env=env)
+            from tddgit.runners.pycauses import read_probe
+
+            log = read_probe(out)
+        return log.collected if log.collection_done else None
+
     def _env(
         self, request: RunRequest, project_root: Path, out: Path, select: Path | None
     ) -> dict[str, str]:

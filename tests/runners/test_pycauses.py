@@ -193,6 +193,21 @@ def test_missing_top_level_module_project_or_third_party(tmp_path: Path) -> None
     assert judge("calc.parser")[0] is Cause.NOT_IMPLEMENTED
 
 
+def test_missing_module_judged_by_the_project_and_the_known_pypi_names(tmp_path: Path) -> None:
+    write(tmp_path, "pyproject.toml", '[project]\nname = "shop-cart"\n')
+    project = Project(tmp_path)
+
+    def judge(name: str, test_file: str | None = "tests/test_orders.py") -> tuple[Cause, str]:
+        return classify(missing_top(name), when="collect", test_file=test_file, project=project)
+
+    cause, message = judge("pandas")  # widely used, never declared: install it
+    assert cause is Cause.ENVIRONMENT and "third-party pandas" in message
+    assert "(third-party scikit_learn, not installed nor declared)" in judge("sklearn")[1]
+    assert judge("shop_cart")[0] is Cause.NOT_IMPLEMENTED  # the project's own name
+    assert judge("orders")[0] is Cause.NOT_IMPLEMENTED  # tests/test_orders.py tests `orders`
+    assert judge("orders", "tests/test_misc.py")[0] is Cause.NOT_IMPLEMENTED  # unknown name
+
+
 def test_declared_distributions_from_every_usual_place(tmp_path: Path) -> None:
     write(
         tmp_path,
