@@ -288,11 +288,6 @@ def test_green_holds_when_the_feature_is_written(red: tuple[GitRepo, Flavour]) -
     assert targets(data) == {"test/calc.test.js::multiplies": ("passed", None)}
 
 
-@pytest.mark.xfail(
-    reason="the generic `tests-removed` rule of the green gate (helper h13-gates) has not "
-    "landed on main yet; this test checks it for JS once it does",
-    strict=False,
-)
 def test_a_test_deleted_in_green_is_refused(red: tuple[GitRepo, Flavour]) -> None:
     repo, f = red
     stage(repo, {"src/calc.js": MUL, "test/words.test.js": words_test(f, whispers=False)})
