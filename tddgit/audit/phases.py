@@ -117,7 +117,7 @@ MESSAGE_RULES: tuple[MessageRule, ...] = (
 )
 
 _ANY_PHASE_WORD = re.compile(r"\b(red|green|refactor(?:ing|ed|s)?)\b", re.IGNORECASE)
-# Cheap pre-filter: a subject without any of these cannot match a rule.
+# Pre-filter of non-ASCII subjects: a subject without any of these cannot match a rule.
 _PREFILTER = re.compile(
     r"red|green|refactor|tcr|test|spec|feat|fix|pass|fail|🔴|🟢|🔵|♻|✅|❌|⏪", re.IGNORECASE
 )
@@ -185,9 +185,13 @@ def _word_phase(word: str) -> str:
 
 def match_message(subject: str) -> MessageMatch | None:
     """The first message rule that matches ``subject`` (its first line), or None."""
-    if not _PREFILTER.search(subject):
+    if subject.isascii():  # nearly always: a few substring tests choose the rules
+        rules = _candidates(subject.lower())
+    elif _PREFILTER.search(subject):
+        rules = _COMPILED
+    else:
         return None
-    for rule, rx in _candidates(subject.lower()) if subject.isascii() else _COMPILED:
+    for rule, rx in rules:
         m = rx.search(subject)
         if m is None:
             continue
