@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from tddgit.audit import phases
 from tddgit.audit.phases import (
     MESSAGE_RULES,
     match_message,
@@ -115,3 +118,28 @@ def test_revert_messages():
     msg = f'Revert "red: x"\n\nThis reverts commit {sha}.\n'
     assert reverted_commit(msg) == sha
     assert reverted_commit("Revert the revert of nothing") is None
+
+
+def test_the_word_index_only_skips_rules_that_cannot_match(monkeypatch):
+    """Which rules are tried is chosen from the subject's words (speed); the result must
+    be what trying every rule in order gives, whatever the case and wherever a word sits
+    (``refactored`` holds ``red``, ``passing`` holds ``pass``)."""
+    subjects = [r.example for r in MESSAGE_RULES] + [
+        "Fix typo in capture plugin",
+        "Refactored the RED button",
+        "tests PASSING now",
+        "TCRed: green",
+        "prefix: tested feature fixes",
+        "Xfail monkeypatch fixture session",
+        "make them pass; refactoring step",
+        "Revert red: failing tests",
+        "GREEN",
+        "  refactor(core): x",
+        "Ünïcode red: täst",
+        "Kelvin \u212a sign",  # IGNORECASE folds the Kelvin sign onto "k"
+    ]
+    subjects += [f(s) for s in list(subjects) for f in (str.upper, str.lower, str.title)]
+    fast = [match_message(s) for s in subjects]
+    monkeypatch.setattr(phases, "_candidates", lambda low: phases._COMPILED)
+    monkeypatch.setattr(phases, "_PREFILTER", re.compile(""))
+    assert [match_message(s) for s in subjects] == fast
