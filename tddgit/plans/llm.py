@@ -149,6 +149,8 @@ def plan_with_model(
                 + (f"{len(found)} problem{'s' if len(found) != 1 else ''}" if found else "valid")
                 + f" · tokens {reply.usage.input} in / {reply.usage.output} out"
             )
+            for p in found:
+                progress(f"plan: {p}")
             if not found:
                 status = "valid"
                 assert data is not None
@@ -163,8 +165,6 @@ def plan_with_model(
                 )
             messages.append({"role": "user", "content": answer})
         status = "invalid"
-        for p in found:
-            progress(f"plan: {p}")
         raise Refused(
             f"the model's plan still broke the plan rules after {TRIES} tries "
             f"({len(found)} problem{'s' if len(found) != 1 else ''}, first: {found[0]}); "

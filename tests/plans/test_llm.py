@@ -123,6 +123,7 @@ def test_an_invalid_plan_is_corrected_on_the_second_try(
     assert code == 0, err
     assert json.loads(out)["tasks"][1]["red"]["count"] == 2
     assert "try 1: 4 problems" in err and "try 2: valid" in err
+    assert "plan: $.tasks[1].red.count: is 2 but the red lists 1 test cases" in err
     assert "session " in err  # with --json, stdout is plan.json alone
     _, second = fake_api.requests
     (result,) = fake_api.tool_results(2)
