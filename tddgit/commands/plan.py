@@ -69,7 +69,7 @@ def new(
     model: str | None,
     as_json: bool,
 ) -> int:
-    """Write the plan of SPEC (a YAML spec): plan.json, IMPL_PLAN.md, TODO_LIST.md.
+    """Write the plan of SPEC (YAML; any text with --llm): plan.json, IMPL_PLAN.md, TODO_LIST.md.
 
     With --llm a model drafts the plan (a free-form spec needs it) or enriches the
     deterministic one (edge cases, finer tasks); the plan rules check its answer, and
