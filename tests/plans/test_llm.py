@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 import pytest
@@ -12,10 +11,10 @@ from jsonschema import Draft202012Validator
 from tests.agent.conftest import fake_api, in_process
 from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
 from tests.conftest import GitRepo
+from tests.plans.conftest import SCHEMA
 
 __all__ = ["fake_api"]  # the fixture, used by name
 
-SCHEMA = json.loads(resources.files("tddgit.plans").joinpath("plan.schema.json").read_text())
 
 SPEC = """\
 spec_id: calc
