@@ -106,7 +106,7 @@ def run_loop(
             usage=reply.usage.to_json(),
             message=reply.message,
         )
-        conversation.messages.append({"role": "assistant", "content": _echo(reply)})
+        conversation.messages.append({"role": "assistant", "content": echo(reply)})
         if reply.stop_reason == "refusal":
             return LoopEnd(
                 MODEL_REFUSED,
@@ -199,7 +199,7 @@ def _run_tools(
     return judgement, results, ", ".join(str(u.get("name", "?")) for u in uses)
 
 
-def _echo(reply: Reply) -> list[dict[str, Any]]:
+def echo(reply: Reply) -> list[dict[str, Any]]:
     """The reply's content as it goes back in the next request: a tool_use whose input is
     not an object is sent back with an empty one, and text that is not valid Unicode is
     replaced (the API would refuse either)."""

@@ -9,11 +9,13 @@ replay provider reads the ``response`` lines back.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 from pathlib import Path
 from typing import IO, Any
 
+from tddgit.agent.providers import Usage
 from tddgit.git import Repo
 
 
@@ -40,3 +42,31 @@ class Transcript:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def session_summary(
+    session_id: str,
+    turns: int,
+    provider: str,
+    model: str,
+    usage: Usage,
+    transcript: Path,
+    cwd: Path,
+) -> list[str]:
+    """The lines every model run ends with: the session, its tokens and estimated cost, and
+    where its transcript is."""
+    from tddgit.agent.prices import PRICES_AS_OF, estimate_cost
+
+    tokens = f"{usage.input} in / {usage.output} out"
+    if usage.cache_read or usage.cache_write:
+        tokens += f" (cache: {usage.cache_read} read, {usage.cache_write} written)"
+    cost = estimate_cost(model, usage)
+    price = f"~${cost:.4f} (prices of {PRICES_AS_OF})" if cost is not None else "no price known"
+    try:
+        shown = os.path.relpath(transcript, cwd)
+    except ValueError:  # another drive (Windows)
+        shown = str(transcript)
+    return [
+        f"  session {session_id}: {turns} turns, {provider} {model}, tokens {tokens}, {price}",
+        f"  transcript: {shown}",
+    ]

@@ -8,7 +8,6 @@ block, and with ``--commit`` the step committed with `GSD-Phase` and `GSD-Agent`
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -145,25 +144,21 @@ def _emit_end(report: RunReport, as_json: bool, cwd: Path) -> None:
 
 def _summary(report: RunReport, write: Callable[[str], None], cwd: Path) -> None:
     """Spec coverage, then the session: id, turns, tokens, estimated cost, transcript."""
-    from tddgit.agent.prices import PRICES_AS_OF
-
     if report.coverage is not None:
         cov = report.coverage
         total = len(cov.covered) + len(cov.missing)
         line = f"  spec coverage: {len(cov.covered)}/{total} test cases named in a test"
         write(line + (f" (missing: {', '.join(cov.missing)})" if cov.missing else ""))
-    usage = report.end.usage
-    tokens = f"{usage.input} in / {usage.output} out"
-    if usage.cache_read or usage.cache_write:
-        tokens += f" (cache: {usage.cache_read} read, {usage.cache_write} written)"
-    cost = report.cost
-    price = f"~${cost:.4f} (prices of {PRICES_AS_OF})" if cost is not None else "no price known"
-    write(
-        f"  session {report.session_id}: {report.end.turns} turns, {report.provider} "
-        f"{report.model}, tokens {tokens}, {price}"
+    from tddgit.agent.transcript import session_summary
+
+    summary = session_summary(
+        report.session_id,
+        report.end.turns,
+        report.provider,
+        report.model,
+        report.end.usage,
+        report.transcript,
+        cwd,
     )
-    try:
-        shown = os.path.relpath(report.transcript, cwd)
-    except ValueError:  # another drive (Windows)
-        shown = str(report.transcript)
-    write(f"  transcript: {shown}")
+    for line in summary:
+        write(line)

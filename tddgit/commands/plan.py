@@ -53,15 +53,33 @@ def plan() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory to write into (default .tddgit/plans/<spec-id>/ at the repository root).",
 )
+@click.option(
+    "--llm",
+    is_flag=True,
+    help="A model drafts the plan (free-form spec) or enriches it (YAML spec); docs/plans.md.",
+)
+@click.option("--model", help="With --llm: the model id (default: llm.model).")
 @click.option("--json", "as_json", is_flag=True, help="Print plan.json on stdout too.")
 @click.pass_context
-def new(ctx: click.Context, spec: Path, out_dir: Path | None, as_json: bool) -> int:
-    """Write the plan of SPEC (a YAML spec): plan.json, IMPL_PLAN.md, TODO_LIST.md.
+def new(
+    ctx: click.Context,
+    spec: Path,
+    out_dir: Path | None,
+    llm: bool,
+    model: str | None,
+    as_json: bool,
+) -> int:
+    """Write the plan of SPEC (YAML; any text with --llm): plan.json, IMPL_PLAN.md, TODO_LIST.md.
+
+    With --llm a model drafts the plan (a free-form spec needs it) or enriches the
+    deterministic one (edge cases, finer tasks); the plan rules check its answer, and
+    their problems go back to it, three tries in all (then exit 1, nothing written).
 
     \b
     Examples:
       tddgit plan specs/calc.yaml
       tddgit plan specs/calc.yaml -o docs/plan --json
+      tddgit plan notes/calc.md --llm
     """
     from tddgit.plans.generate import plan_from_spec, spec_path_in
     from tddgit.plans.render import impl_plan, todo_list
@@ -71,16 +89,32 @@ def new(ctx: click.Context, spec: Path, out_dir: Path | None, as_json: bool) -> 
     a = app(ctx)
     root = a.repo.root
     where = spec if spec.is_absolute() else a.cwd / spec
-    made = plan_from_spec(load_spec(where), spec_path_in(root, where))
-    data = made.to_json()
-    found = problems(data, root)
-    if found:  # e.g. a component's file_path outside the repository
-        for p in found:
-            console.err(f"plan: {p}")
-        raise UsageError(
-            f"the plan made from {spec} breaks the plan rules ({found[0]})",
-            "correct the spec where the lines above point; nothing was written",
+    loaded = load_spec(where)
+    if model and not llm:
+        raise UsageError("--model needs --llm", "add --llm, or leave --model out")
+    draft = None
+    if loaded.structured or not llm:
+        draft = plan_from_spec(loaded, spec_path_in(root, where))
+        found = problems(draft.to_json(), root)
+        if found:  # e.g. a component's file_path outside the repository
+            for p in found:
+                console.err(f"plan: {p}")
+            raise UsageError(
+                f"the plan made from {spec} breaks the plan rules ({found[0]})",
+                "correct the spec where the lines above point; nothing was written",
+            )
+    asked = None
+    if llm:
+        from tddgit.plans.llm import plan_with_model
+
+        console.err(f"plan --llm: {loaded.spec_id} ({loaded.title})")
+        asked = plan_with_model(
+            a.repo, a.config, loaded, spec_path_in(root, where), draft, model, console.err
         )
+        made = asked.plan
+    else:
+        assert draft is not None
+        made = draft
     target = out_dir if out_dir is None or out_dir.is_absolute() else a.cwd / out_dir
     if target is None:
         target = root / ".tddgit" / "plans" / _safe(made.spec_id)
@@ -102,6 +136,20 @@ def new(ctx: click.Context, spec: Path, out_dir: Path | None, as_json: bool) -> 
         for note in made.notes:
             console.out(f"  note: {note}")
         console.out(f"  next: tddgit red --task {made.tasks[0].id}")
+    if asked is not None:  # the session's tokens and cost, on stderr with --json
+        from tddgit.agent.transcript import session_summary
+
+        write = console.err if as_json else console.out
+        for line in session_summary(
+            asked.session_id,
+            asked.turns,
+            asked.provider,
+            asked.model,
+            asked.usage,
+            asked.transcript,
+            a.cwd,
+        ):
+            write(line)
     return 0
 
 

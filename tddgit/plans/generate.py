@@ -35,9 +35,8 @@ def plan_from_spec(spec: Spec, spec_path: str) -> Plan:
     """The plan of ``spec`` (``spec_path``: how the plan names it)."""
     if not spec.structured:
         raise UsageError(
-            f"{spec.path} is a free-form spec: only a model can plan it (--llm, not in this "
-            "build yet)",
-            "write it as a YAML spec with components and test_cases (docs/plans.md)",
+            f"{spec.path} is a free-form spec: only a model can plan it",
+            "pass --llm, or write it as a YAML spec with components and test_cases (docs/plans.md)",
         )
     if len(spec.components) > MAX_TASKS:
         raise TooManyTasks(

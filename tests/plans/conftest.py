@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ import pytest
 from tddgit.plans.model import Plan, PlannedTest, Task
 from tests.conftest import GitRepo, isolated_git
 from tests.project import start_project
+
+# Shipped as package data: read it the way an installed tddgit's user would.
+SCHEMA = json.loads(resources.files("tddgit.plans").joinpath("plan.schema.json").read_text())
 
 
 def _task(n: int, name: str, deps: tuple[str, ...], cases: int) -> Task:

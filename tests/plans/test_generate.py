@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
 from tests.conftest import GitRepo
-
-# Shipped as package data: read it the way an installed tddgit's user would.
-SCHEMA = json.loads(resources.files("tddgit.plans").joinpath("plan.schema.json").read_text())
+from tests.plans.conftest import SCHEMA
 
 # Written in an order the plan must not keep: dependencies decide it.
 SPEC = """\

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +12,7 @@ from jsonschema import Draft202012Validator
 
 from tddgit.plans.validate import problems
 from tests.conftest import GitRepo
-
-# Shipped as package data: read it the way an installed tddgit's user would.
-SCHEMA = json.loads(resources.files("tddgit.plans").joinpath("plan.schema.json").read_text())
+from tests.plans.conftest import SCHEMA
 
 Breaker = Callable[[dict[str, Any]], None]
 

@@ -68,16 +68,20 @@ class Request:
     messages: Sequence[Mapping[str, Any]]
     tools: Sequence[Mapping[str, Any]]
     max_tokens: int
+    tool_choice: Mapping[str, Any] | None = None  # e.g. {"type": "tool", "name": ...}
 
     def body(self) -> dict[str, Any]:
         """The request body exactly as it is sent (and recorded in the transcript)."""
-        return {
+        body = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": self.system,
             "tools": list(self.tools),
             "messages": list(self.messages),
         }
+        if self.tool_choice is not None:
+            body["tool_choice"] = dict(self.tool_choice)
+        return body
 
 
 @dataclass(frozen=True)
