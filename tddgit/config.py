@@ -225,6 +225,18 @@ KEYS: tuple[KeySpec, ...] = (
         "llm.stuck_after", "int", 3, "the same gate refusal this many times in a row ends a run"
     ),
     KeySpec("llm.token_budget", "int", 200_000, "estimated tokens one request may carry, at most"),
+    KeySpec(
+        "llm.max_cost",
+        "number",
+        0,
+        "US dollars a run may cost by the price table before it stops (0: no limit)",
+    ),
+    KeySpec(
+        "llm.minimize",
+        "bool",
+        True,
+        "a holding green with added lines no test runs goes back to the model once",
+    ),
     KeySpec("llm.replay", "str?", None, "replay provider: the transcript or script to answer from"),
     KeySpec(
         "llm.secret_globs",
