@@ -101,7 +101,7 @@ class Recovery:
     def saw_refusal(self, judgement: Judgement) -> bool:
         verdict = judgement.verdict
         if verdict is not None and verdict.run is not None:
-            regressions = sum(r.rule == "regression" for r in verdict.reasons)
+            regressions = sum(r.rule in ("regression", "test-failing") for r in verdict.reasons)
             passing, _ = score(verdict.run.tests, self.targets)
             self._keep(passing, regressions)
         return self.gate.observe(judgement.signature)

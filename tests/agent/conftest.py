@@ -54,8 +54,8 @@ def project(repo: GitRepo) -> GitRepo:
     return repo
 
 
-def generate(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    """``tddgit generate red ARGS`` in this process (exit code, stdout, stderr).
+def generate(repo: GitRepo, *args: str, phase: str = "red") -> tuple[int, str, str]:
+    """``tddgit generate PHASE ARGS`` in this process (exit code, stdout, stderr).
 
     In-process, so the SDK is imported once per test worker rather than once per run; the
     gates still run the project's tests in real subprocesses. The CLI's SIGTERM handler is
@@ -67,7 +67,7 @@ def generate(repo: GitRepo, *args: str) -> tuple[int, str, str]:
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = run(["-C", str(repo.root), "generate", "red", *args])
+                code = run(["-C", str(repo.root), "generate", phase, *args])
         finally:
             signal.signal(signal.SIGTERM, previous)
         out.seek(0)
