@@ -222,7 +222,10 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("llm.max_retries", "int", 2, "retries of a rate-limited or overloaded request"),
     KeySpec("llm.max_turns", "int", 20, "requests to the model before a run gives up"),
     KeySpec(
-        "llm.stuck_after", "int", 3, "the same gate refusal this many times in a row ends a run"
+        "llm.stuck_after",
+        "int",
+        3,
+        "the same failure this many times in a row is stuck (green and refactor recover once)",
     ),
     KeySpec("llm.token_budget", "int", 200_000, "estimated tokens one request may carry, at most"),
     KeySpec(
