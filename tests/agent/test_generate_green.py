@@ -4,28 +4,17 @@ on a real repository whose red (tests for `calc.sub`) is committed with its evid
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import generate
+from tests.agent.conftest import SUB_RIGHT, SUB_TESTS, at, generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
 from tests.conftest import GitRepo
 from tests.project import CALC, snapshot_state
 
-TEST_SUB = '''\
-import calc
-
-
-def test_tc_1_five_minus_three():
-    assert calc.sub(5, 3) == 2
-
-
-def test_tc_2_negative():
-    """TC-2: a negative result."""
-    assert calc.sub(3, 5) == -2
-'''
-
-RIGHT = CALC + "\n\ndef sub(a, b):\n    return a - b\n"
+TEST_SUB = SUB_TESTS
+RIGHT = SUB_RIGHT
 WRONG = CALC + "\n\ndef sub(a, b):\n    return a + b\n"
 HALF = CALC + "\n\ndef sub(a, b):\n    return abs(a - b)\n"  # TC-1 passes, TC-2 fails
 BREAKS_ADD = RIGHT.replace("return a + b", "return a * b")
@@ -38,12 +27,9 @@ UNNEEDED = CALC + (
 
 
 @pytest.fixture
-def red(project: GitRepo) -> GitRepo:
+def red(cycle: dict[str, Path], tmp_path: Path) -> GitRepo:
     """The calc project with a committed red: two failing tests of `calc.sub`."""
-    project.write("tests/test_sub.py", TEST_SUB, dedent=False)
-    project.add("tests/test_sub.py")
-    project.tddgit("red", "-m", "red: sub", check=True)
-    return project
+    return at(cycle, "red", tmp_path)
 
 
 def write(content: str, path: str = "calc.py") -> dict[str, object]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import generate
+from tests.agent.conftest import at, generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
-from tests.agent.test_generate_green import RIGHT, TEST_SUB
+from tests.agent.test_generate_green import RIGHT
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
 
@@ -16,14 +17,8 @@ EXTRACTED = RIGHT.replace("    return a - b\n", "    difference = a - b\n    ret
 
 
 @pytest.fixture
-def green(project: GitRepo) -> GitRepo:
-    project.write("tests/test_sub.py", TEST_SUB, dedent=False)
-    project.add("tests/test_sub.py")
-    project.tddgit("red", "-m", "red: sub", check=True)
-    project.write("calc.py", RIGHT, dedent=False)
-    project.add("calc.py")
-    project.tddgit("green", "-m", "green: sub", check=True)
-    return project
+def green(cycle: dict[str, Path], tmp_path: Path) -> GitRepo:
+    return at(cycle, "green", tmp_path)
 
 
 def test_a_production_refactor_that_holds_is_committed(
@@ -86,11 +81,8 @@ def test_a_test_side_refactor_may_not_touch_production(
 
 
 def test_refactor_on_an_open_red_exits_1_before_any_request(
-    project: GitRepo, fake_api: FakeMessagesAPI
+    cycle: dict[str, Path], tmp_path: Path, fake_api: FakeMessagesAPI
 ) -> None:
-    project.write("tests/test_sub.py", TEST_SUB, dedent=False)
-    project.add("tests/test_sub.py")
-    project.tddgit("red", "-m", "red: sub", check=True)
-    code, _, err = generate(project, phase="refactor")
+    code, _, err = generate(at(cycle, "red", tmp_path), phase="refactor")
     assert code == 1 and "refactor-while-red" in err
     assert fake_api.requests == []
