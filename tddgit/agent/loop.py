@@ -121,6 +121,8 @@ def run_loop(
             return end(COST, message, turn)
         judgement, results, called, runs = _run_tools(bench, reply, transcript, turn)
         if not results:
+            if held is not None:  # the model keeps the lines: the holding version stands
+                return _keep_held(bench, held, turn, usage, transcript)
             if phase.may_end_unchanged and not bench.workspace.changed():
                 return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
             nudge = _cut_off(settings) if reply.stop_reason == "max_tokens" else NUDGE

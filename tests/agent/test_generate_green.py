@@ -220,3 +220,16 @@ def test_max_cost_stops_the_run_with_the_figures(red: GitRepo, fake_api: FakeMes
     assert "llm.max_cost is $0.0010" in err
     assert len(fake_api.requests) == 2
     assert snapshot_state(red) == before
+
+
+def test_a_model_that_keeps_the_lines_keeps_the_holding_green(
+    red: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    fake_api.push(write(UNNEEDED), finish(), reply(text("A test needs that check.")))
+    code, out, err = generate(red, phase="green")
+    assert code == 0, out + err
+    assert len(fake_api.requests) == 3
+    assert red.git("show", ":calc.py") == UNNEEDED
+    kept = [e for e in events(red) if e["event"] == "kept"]
+    assert len(kept) == 1 and kept[0]["yagni_lines"] == 1
+    assert "1 line(s) no test needs sent back" in err
