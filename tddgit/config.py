@@ -222,9 +222,24 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("llm.max_retries", "int", 2, "retries of a rate-limited or overloaded request"),
     KeySpec("llm.max_turns", "int", 20, "requests to the model before a run gives up"),
     KeySpec(
-        "llm.stuck_after", "int", 3, "the same gate refusal this many times in a row ends a run"
+        "llm.stuck_after",
+        "int",
+        3,
+        "the same failure this many times in a row is stuck (green and refactor recover once)",
     ),
     KeySpec("llm.token_budget", "int", 200_000, "estimated tokens one request may carry, at most"),
+    KeySpec(
+        "llm.max_cost",
+        "number",
+        0,
+        "US dollars a run may cost by the price table before it stops (0: no limit)",
+    ),
+    KeySpec(
+        "llm.minimize",
+        "bool",
+        True,
+        "a holding green with added lines no test runs goes back to the model once",
+    ),
     KeySpec("llm.replay", "str?", None, "replay provider: the transcript or script to answer from"),
     KeySpec(
         "llm.secret_globs",

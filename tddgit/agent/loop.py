@@ -18,19 +18,25 @@ from typing import Any
 
 from tddgit.agent import tools
 from tddgit.agent.finish import Judgement
+from tddgit.agent.prices import estimate_cost
 from tddgit.agent.providers import Provider, Reply, Request, Usage
+from tddgit.agent.recovery import Held, Recovery, minimize_feedback, yagni_lines
 from tddgit.agent.settings import Settings
 from tddgit.agent.transcript import Transcript
+from tddgit.agent.workspace import Snapshot
 from tddgit.gates import Verdict
+from tddgit.model import RunResult
 
-# How the loop ended. Only HOLDS is a success.
-HOLDS, STUCK, MAX_TURNS, BUDGET, MODEL_REFUSED, GATE_FATAL = (
+# How the loop ended. HOLDS is a success, and NOTHING (a refactor ended unchanged).
+HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING = (
     "holds",
     "stuck",
     "max-turns",
     "token-budget",
+    "cost-budget",
     "model-refused",
     "gate-fatal",
+    "nothing-to-do",
 )
 
 NUDGE = (
@@ -46,26 +52,13 @@ class LoopEnd:
     turns: int
     usage: Usage
     verdict: Verdict | None = None  # the holding verdict (or the last refusal)
+    best: Snapshot | None = None  # the best state seen (green, refactor): --keep-best
 
 
 @dataclass
 class Conversation:
     system: str
     messages: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class StuckWatch:
-    """The same refusal signature ``limit`` times in a row is stuck."""
-
-    limit: int
-    last: str = ""
-    count: int = 0
-
-    def observe(self, signature: str) -> bool:
-        self.count = self.count + 1 if signature == self.last else 1
-        self.last = signature
-        return self.count >= self.limit
 
 
 Progress = Callable[[str], None]
@@ -80,9 +73,18 @@ def run_loop(
     progress: Progress,
 ) -> LoopEnd:
     usage = Usage()
-    stuck = StuckWatch(settings.stuck_after)
+    phase = bench.phase
+    watch = Recovery(bench.workspace, settings.stuck_after, phase.recovers, bench.targets)
     specs = tools.api_specs()
     last_verdict: Verdict | None = None
+    held: Held | None = None  # a holding green sent back once to remove unneeded lines
+
+    def end(status: str, message: str, turns: int) -> LoopEnd:
+        if held is not None:  # a holding green stays the result, whatever came after it
+            return _keep_held(bench, held, turns, usage, transcript)
+        best = watch.best.snapshot if watch.best else None
+        return LoopEnd(status, message, turns, usage, last_verdict, best)
+
     for turn in range(1, settings.max_turns + 1):
         request = Request(
             settings.model, conversation.system, conversation.messages, specs, settings.max_tokens
@@ -94,7 +96,7 @@ def run_loop(
                 f"token budget: the next request would carry about {estimate} tokens, over "
                 f"llm.token_budget ({settings.token_budget})"
             )
-            return LoopEnd(BUDGET, message, turn - 1, usage, last_verdict)
+            return end(BUDGET, message, turn - 1)
         transcript.record("request", turn=turn, estimated_tokens=estimate, body=body)
         started = time.monotonic()
         reply = provider.complete(request)
@@ -108,64 +110,114 @@ def run_loop(
         )
         conversation.messages.append({"role": "assistant", "content": echo(reply)})
         if reply.stop_reason == "refusal":
-            return LoopEnd(
-                MODEL_REFUSED,
-                "the model refused the task (stop_reason: refusal); nothing was kept",
-                turn,
-                usage,
-                last_verdict,
+            message = "the model refused the task (stop_reason: refusal); nothing was kept"
+            return end(MODEL_REFUSED, message, turn)
+        cost = estimate_cost(settings.model, usage)
+        if settings.max_cost and cost is not None and cost >= settings.max_cost:
+            message = (
+                f"cost budget: ~${cost:.4f} spent in {turn} turns ({_tokens(usage)}), "
+                f"llm.max_cost is ${settings.max_cost:.4f}"
             )
-        judgement, results, called = _run_tools(bench, reply, transcript, turn)
+            return end(COST, message, turn)
+        judgement, results, called, runs = _run_tools(bench, reply, transcript, turn)
         if not results:
+            if held is not None:  # the model keeps the lines: the holding version stands
+                return _keep_held(bench, held, turn, usage, transcript)
+            if phase.may_end_unchanged and not bench.workspace.changed():
+                return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
             nudge = _cut_off(settings) if reply.stop_reason == "max_tokens" else NUDGE
             conversation.messages.append({"role": "user", "content": nudge})
         else:
             conversation.messages.append({"role": "user", "content": results})
         progress(f"turn {turn}: {called or reply.stop_reason or 'no tool'} · {_tokens(usage)}")
-        if judgement is None:
-            continue
-        last_verdict = judgement.verdict
-        transcript.record(
-            "gate",
-            turn=turn,
-            holds=judgement.holds,
-            signature=judgement.signature,
-            verdict=judgement.verdict.to_json() if judgement.verdict else None,
-        )
-        if judgement.holds:
-            return LoopEnd(HOLDS, f"{bench.phase.name} holds", turn, usage, judgement.verdict)
-        if judgement.fatal:
-            return LoopEnd(
-                GATE_FATAL,
-                f"the gate cannot be satisfied by editing files: {judgement.fatal}",
-                turn,
-                usage,
-                last_verdict,
+        stuck_on = ""
+        for run in runs:
+            if watch.saw_run(run):
+                stuck_on = (
+                    f"run_tests failed the same tests the same way {settings.stuck_after} "
+                    "times in a row"
+                )
+        if judgement is not None:
+            last_verdict = judgement.verdict
+            transcript.record(
+                "gate",
+                turn=turn,
+                holds=judgement.holds,
+                signature=judgement.signature,
+                verdict=judgement.verdict.to_json() if judgement.verdict else None,
             )
-        if stuck.observe(judgement.signature):
-            return LoopEnd(
-                STUCK,
-                f"stuck: the {bench.phase.name} gate refused the same way {stuck.count} times "
-                f"in a row: {judgement.headline}",
-                turn,
-                usage,
-                last_verdict,
-            )
-    return LoopEnd(
-        MAX_TURNS,
-        f"max turns: {settings.max_turns} requests without a holding {bench.phase.name} gate",
-        settings.max_turns,
-        usage,
-        last_verdict,
-    )
+            if phase.may_end_unchanged and not bench.workspace.changed():
+                return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
+            if judgement.holds:
+                lines = yagni_lines(judgement)
+                if held is not None and held.yagni_lines <= lines:
+                    return _keep_held(bench, held, turn, usage, transcript)
+                if held is None and lines and settings.minimize and phase.name == "green":
+                    held = Held(judgement, lines, bench.workspace.snapshot())
+                    _replace_result(results, judgement.feedback, minimize_feedback(judgement))
+                    transcript.record("minimize", turn=turn, yagni_lines=lines)
+                    progress(f"turn {turn}: green holds; {lines} line(s) no test needs sent back")
+                    continue
+                return LoopEnd(HOLDS, f"{phase.name} holds", turn, usage, judgement.verdict)
+            if judgement.fatal:
+                message = f"the gate cannot be satisfied by editing files: {judgement.fatal}"
+                return end(GATE_FATAL, message, turn)
+            if held is not None:  # the minimised attempt broke the step: keep the holding one
+                return _keep_held(bench, held, turn, usage, transcript)
+            if watch.saw_refusal(judgement):
+                stuck_on = (
+                    f"the {phase.name} gate refused the same way {settings.stuck_after} times in a row: "
+                    f"{judgement.headline}"
+                )
+        if stuck_on:
+            again = watch.recovered
+            advice = watch.recover(stuck_on)
+            transcript.record("stuck", turn=turn, failure=stuck_on, recovered=advice is not None)
+            if advice is None:
+                message = f"stuck{' again' if again else ''}: {stuck_on}"
+                return end(STUCK, message, turn)
+            progress(f"turn {turn}: stuck ({stuck_on}); back to the best state, asked to change")
+            _tell(conversation, advice)
+    message = f"max turns: {settings.max_turns} requests without a holding {phase.name} gate"
+    return end(MAX_TURNS, message, settings.max_turns)
+
+
+def _keep_held(
+    bench: tools.Bench, held: Held, turns: int, usage: Usage, transcript: Transcript
+) -> LoopEnd:
+    """End with the holding green kept during minimisation: its files back, and staged."""
+    bench.workspace.restore(held.snapshot)
+    bench.workspace.stage()
+    transcript.record("kept", turn=turns, yagni_lines=held.yagni_lines)
+    name = bench.phase.name
+    message = f"{name} holds (the first holding version: {held.yagni_lines} unneeded line(s))"
+    return LoopEnd(HOLDS, message, turns, usage, held.judgement.verdict)
+
+
+def _replace_result(results: list[dict[str, Any]], old: str, new: str) -> None:
+    for block in results:
+        if block.get("content") == old:
+            block["content"] = new
+            return
+
+
+def _tell(conversation: Conversation, text: str) -> None:
+    """Add ``text`` to the last user message (after its tool results)."""
+    last = conversation.messages[-1]
+    if isinstance(last["content"], list):
+        last["content"].append({"type": "text", "text": text})
+    else:
+        last["content"] = f"{last['content']}\n\n{text}"
 
 
 def _run_tools(
     bench: tools.Bench, reply: Reply, transcript: Transcript, turn: int
-) -> tuple[Judgement | None, list[dict[str, Any]], str]:
-    """Run the reply's tool calls in order; the tool_result blocks and the last verdict."""
+) -> tuple[Judgement | None, list[dict[str, Any]], str, list[RunResult]]:
+    """Run the reply's tool calls in order: the verdict, the tool_result blocks, the
+    names called and the ``run_tests`` results."""
     uses = [b for b in reply.content if b.get("type") == "tool_use"]
     results: list[dict[str, Any]] = []
+    runs: list[RunResult] = []
     judgement: Judgement | None = None
     for i, use in enumerate(uses):
         name = str(use.get("name", ""))
@@ -180,6 +232,8 @@ def _run_tools(
         else:
             outcome = tools.call(bench, name, use.get("input"))
             judgement = outcome.judgement or judgement
+            if outcome.run is not None:
+                runs.append(outcome.run)
         transcript.record(
             "tool",
             turn=turn,
@@ -196,7 +250,7 @@ def _run_tools(
         if outcome.is_error:
             block["is_error"] = True
         results.append(block)
-    return judgement, results, ", ".join(str(u.get("name", "?")) for u in uses)
+    return judgement, results, ", ".join(str(u.get("name", "?")) for u in uses), runs
 
 
 def echo(reply: Reply) -> list[dict[str, Any]]:

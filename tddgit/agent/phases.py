@@ -1,8 +1,8 @@
 """What differs between the model-driven phases, as data: one loop runs them all.
 
 A :class:`Phase` says which kinds of file the model may write, why the others are
-read-only, which gate's verdict ends the run, and what the model is asked to do. Red is
-built here; green and refactor are two more values of the same type.
+read-only, which gate's verdict ends the run, and what the model is asked to do. Red,
+green and refactor (one value per side) are built here.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ class Phase:
     read_only_reason: str  # the refusal the model reads for any other file
     task: str  # the system prompt's account of the step
     done_when: str  # what `finish` checks, in the model's words
+    recovers: bool = False  # stuck once: back to the best state and go on (green, refactor)
+    may_end_unchanged: bool = False  # ending without a change is "nothing to do" (refactor)
 
 
 RED = Phase(
@@ -40,4 +42,62 @@ RED = Phase(
     ),
 )
 
-PHASES = {RED.name: RED}
+GREEN = Phase(
+    name="green",
+    writable=frozenset({Kind.PRODUCTION, Kind.OTHER}),
+    read_only_reason="tests are the specification in a green step: change the production "
+    "code until they pass, never the tests",
+    task=(
+        "Make the failing tests below pass: the green step of test-driven development. "
+        "Change production code only, and only as much as the tests need: the simplest "
+        "implementation that makes them pass, without breaking any other test."
+    ),
+    done_when=(
+        "`finish` runs tddgit's green gate: it holds when every target test passes, no "
+        "other test regressed, no test was removed or edited, and production code changed. "
+        "If it refuses, you get every reason with its fix: correct the code and call "
+        "`finish` again."
+    ),
+    recovers=True,
+)
+
+REFACTOR = Phase(
+    name="refactor",
+    writable=frozenset({Kind.PRODUCTION, Kind.OTHER}),
+    read_only_reason="a refactor changes one side only, and this one is the production "
+    "code: the tests are read-only",
+    task=(
+        "Improve the production code's design without changing its behaviour: the refactor "
+        "step of test-driven development. Every test must keep passing; add no code that "
+        "no test executes. If there is nothing worth improving, say so and change nothing."
+    ),
+    done_when=(
+        "`finish` runs tddgit's refactor gate: it holds when the same tests exist and all "
+        "pass, and every added production line is executed by a test. If it refuses, you "
+        "get every reason with its fix."
+    ),
+    recovers=True,
+    may_end_unchanged=True,
+)
+
+REFACTOR_TESTS = Phase(
+    name="refactor",
+    writable=frozenset({Kind.TEST}),
+    read_only_reason="a refactor changes one side only, and this one is the tests: the "
+    "production code is read-only",
+    task=(
+        "Improve the tests' design (names, duplication, fixtures) without changing what "
+        "they check: the refactor step of test-driven development, on the test side. The "
+        "same tests must exist and all pass. If there is nothing worth improving, say so "
+        "and change nothing."
+    ),
+    done_when=(
+        "`finish` runs tddgit's refactor gate: it holds when the same tests exist and all "
+        "pass. If it refuses, you get every reason with its fix."
+    ),
+    recovers=True,
+    may_end_unchanged=True,
+)
+
+PHASES = {RED.name: RED, GREEN.name: GREEN, REFACTOR.name: REFACTOR}
+SIDES = {"production": REFACTOR, "tests": REFACTOR_TESTS}

@@ -10,6 +10,20 @@ from tddgit.spec import Spec
 
 
 def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
+    if phase.name == "red":
+        steps = (
+            "Work in small steps: look at the project's layout and existing tests first, "
+            "write the tests, check them with run_tests, then call finish."
+        )
+    else:
+        steps = (
+            "Work in small steps: read the code and the tests first, change the code, "
+            "check it with run_tests, then call finish."
+        )
+    naming = (
+        "Name each test case id of the specification (such as TC-1) in the test that "
+        "covers it, in the test's name (test_tc_1_...) or its docstring."
+    )
     return "\n\n".join(
         [
             "You are a careful engineer doing test-driven development in a git repository, "
@@ -18,17 +32,15 @@ def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
             "Rules: paths are relative to the repository root; nothing under .git/, nothing "
             "git ignores, and no secret file is readable; a refused tool call says why. "
             "Files that count as tests match: " + ", ".join(test_globs[:12]) + ".",
-            "Name each test case id of the specification (such as TC-1) in the test that "
-            "covers it, in the test's name (test_tc_1_...) or its docstring.",
+            *([naming] if phase.name == "red" else []),
             phase.done_when,
-            "Work in small steps: look at the project's layout and existing tests first, "
-            "write the tests, check them with run_tests, then call finish.",
+            steps,
         ]
     )
 
 
-def first_message(spec: Spec, context: Sequence[tuple[str, str]]) -> str:
-    parts = [render_spec(spec)]
+def first_message(spec: Spec | None, context: Sequence[tuple[str, str]], intro: str = "") -> str:
+    parts = [p for p in (intro, render_spec(spec) if spec else "") if p]
     for rel, text in context:
         parts.append(f"Context file {rel} (given by the user):\n```\n{text}\n```")
     return "\n\n".join(parts)

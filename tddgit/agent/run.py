@@ -20,11 +20,12 @@ from typing import Any
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
-from tddgit.agent.prices import PRICES_AS_OF, estimate_cost
+from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
 from tddgit.agent.prompt import first_message, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
 from tddgit.agent.settings import Settings
+from tddgit.agent.start import Start, green_message, preflight, refactor_message
 from tddgit.agent.tools import Bench
 from tddgit.agent.transcript import Transcript
 from tddgit.agent.workspace import Workspace
@@ -38,11 +39,13 @@ from tddgit.spec import Spec
 
 @dataclass(frozen=True)
 class RunOptions:
-    spec: Spec
+    spec: Spec | None  # optional in green and refactor
     context: tuple[Path, ...] = ()  # files the user passes with --context
     model: str | None = None
     max_turns: int | None = None
     cwd: Path | None = None  # where relative --context paths start
+    max_cost: float | None = None  # --max-cost (llm.max_cost)
+    keep_best: bool = False  # stuck or out of budget: keep the best state, not the old tree
 
 
 @dataclass(frozen=True)
@@ -107,8 +110,18 @@ def run_phase(
 ) -> RunReport:
     refuse_if_staged(repo, phase.name)
     settings = Settings.from_config(
-        config, repo.root, model=options.model, max_turns=options.max_turns
+        config,
+        repo.root,
+        model=options.model,
+        max_turns=options.max_turns,
+        max_cost=options.max_cost,
     )
+    if settings.max_cost and price_of(settings.model) is None:
+        raise UsageError(
+            f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",
+            "use a model of the price table, or set no cost limit",
+        )
+    start = Start() if phase.name == "red" else preflight(repo, config, phase.name)
     classifier = Classifier.from_config(config)
     sandbox = Sandbox(
         root=repo.root,
@@ -122,16 +135,24 @@ def run_phase(
     sandbox.context = frozenset(rel for rel, _ in context)
     provider = make_provider(settings)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
-    bench = Bench(repo, config, phase, sandbox, workspace)
+    bench = Bench(repo, config, phase, sandbox, workspace, start.targets)
     conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
-    conversation.messages.append({"role": "user", "content": first_message(options.spec, context)})
+    intro = ""
+    if phase.name == "green":
+        intro = green_message(repo, config, start)
+    elif phase.name == "refactor":
+        side = "tests" if Kind.TEST in phase.writable else "production"
+        intro = refactor_message(repo, start, side)
+    first = first_message(options.spec, context, intro)
+    conversation.messages.append({"role": "user", "content": first})
     transcript = Transcript(repo)
     transcript.record(
         "start",
         phase=phase.name,
         provider=provider.name,
         model=provider.model_name(settings.model),
-        spec=options.spec.path,
+        spec=options.spec.path if options.spec else None,
+        targets=list(start.targets),
         context=[rel for rel, _ in context],
         max_turns=settings.max_turns,
         stuck_after=settings.stuck_after,
@@ -146,7 +167,8 @@ def run_phase(
         raise
     finally:
         if end is None or end.status != HOLDS:
-            workspace.restore()
+            kept = options.keep_best and end is not None and end.best is not None
+            workspace.restore(end.best if kept and end is not None else None)
             workspace.unstage()
         transcript.record(
             "end",
@@ -155,12 +177,13 @@ def run_phase(
             turns=end.turns if end else None,
             usage=end.usage.to_json() if end else None,
             restored=end is None or end.status != HOLDS,
+            kept_best=bool(options.keep_best and end and end.status != HOLDS and end.best),
             files=workspace.touched,
         )
         transcript.close()
     assert end is not None
     coverage = None
-    if end.status == HOLDS and options.spec.structured:
+    if end.status == HOLDS and options.spec and options.spec.structured and phase.name == "red":
         coverage = spec_coverage(options.spec, _written_tests(workspace, classifier))
     return RunReport(
         phase=phase.name,

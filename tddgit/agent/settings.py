@@ -23,6 +23,8 @@ class Settings:
     token_budget: int
     replay: Path | None
     secret_globs: tuple[str, ...]
+    max_cost: float = 0.0  # US dollars by the price table; 0: no limit
+    minimize: bool = True  # one round of yagni feedback after a holding green
     max_file_bytes: int = MAX_FILE_BYTES
 
     @classmethod
@@ -33,6 +35,7 @@ class Settings:
         *,
         model: str | None = None,
         max_turns: int | None = None,
+        max_cost: float | None = None,
     ) -> Settings:
         replay = config.get("llm.replay")
         settings = cls(
@@ -46,11 +49,17 @@ class Settings:
             token_budget=int(config.get("llm.token_budget")),
             replay=(root / str(replay)) if replay else None,
             secret_globs=config.globs("llm.secret_globs"),
+            max_cost=float(config.get("llm.max_cost")),
+            minimize=config.flag("llm.minimize"),
         )
         if model:
             settings = replace(settings, model=model)
         if max_turns is not None:
             settings = replace(settings, max_turns=max_turns)
+        if max_cost is not None:
+            settings = replace(settings, max_cost=max_cost)
+        if settings.max_cost < 0:
+            raise UsageError("llm.max_cost must not be negative", "set it to 0 (no limit) or more")
         for name in ("max_tokens", "max_turns", "stuck_after", "token_budget"):
             if getattr(settings, name) < 1:
                 raise UsageError(f"llm.{name} must be at least 1", f"raise `llm.{name}`")

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tddgit.agent.finish import Judgement, judge
 from tddgit.agent.phases import Phase
@@ -21,6 +21,9 @@ from tddgit.agent.workspace import Workspace
 from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.paths import Kind
+
+if TYPE_CHECKING:
+    from tddgit.model import RunResult
 
 MAX_LISTED = 2000
 MAX_MATCHES = 200
@@ -36,6 +39,7 @@ class Bench:
     phase: Phase
     sandbox: Sandbox
     workspace: Workspace
+    targets: tuple[str, ...] = ()  # the open red's tests (green): run_tests reports these
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class ToolOutcome:
     text: str
     is_error: bool = False
     judgement: Judgement | None = None  # `finish` only
+    run: RunResult | None = None  # `run_tests` only
 
 
 class ToolInputError(Exception):
@@ -161,11 +166,22 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         if test.startswith("-"):  # would reach the runner as an option (-p plugin...)
             raise Denied(f"{test}: a test id or file, never an option")
         bench.sandbox.resolve(test.partition("::")[0])  # inside the repository, not .git
-    if not wanted:
+    if not wanted and not bench.targets:
         classifier = bench.sandbox.classifier
         wanted = tuple(r for r in bench.workspace.touched if classifier.kind(r) is Kind.TEST)
         wanted = tuple(r for r in wanted if (bench.sandbox.root / r).is_file())
     result = run_work_tree(bench.repo, bench.config, wanted)
+    shown = list(result.tests)
+    if bench.targets and not args.get("tests"):
+        # the whole suite ran: the targets' lights, and any other test that does not pass
+        from tddgit.agent.recovery import is_target
+        from tddgit.model import OK_OUTCOMES
+
+        shown = [
+            t
+            for t in result.tests
+            if is_target(t.id, bench.targets) or t.outcome not in OK_OUTCOMES
+        ]
     tests = [
         {
             "id": t.id,
@@ -174,7 +190,7 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
             "cause": t.cause.value if t.cause else None,
             "message": t.message[:500],
         }
-        for t in result.tests[:MAX_TESTS_SHOWN]
+        for t in shown[:MAX_TESTS_SHOWN]
     ]
     payload: dict[str, object] = {
         "tests": tests,
@@ -183,7 +199,7 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
     }
     if not result.tests and result.output_tail:
         payload["output"] = result.output_tail[-2000:]
-    return ToolOutcome(redact(json.dumps(payload, ensure_ascii=False)))
+    return ToolOutcome(redact(json.dumps(payload, ensure_ascii=False)), run=result)
 
 
 def _finish(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
@@ -219,7 +235,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "write_file",
         "Create or overwrite a file with the given content (only the files this step may "
-        "change: test files in a red step).",
+        "change: test files in a red step, production files in a green step).",
         {
             "path": ("string", "the file, relative to the repository root"),
             "content": ("string", "the whole new content"),
@@ -242,7 +258,13 @@ TOOLS: tuple[Tool, ...] = (
         "run_tests",
         "Run tests and get tddgit's traffic light for each (red: fails for the right reason; "
         "amber: broken - syntax, collection, fixture, environment; green: passes), as JSON.",
-        {"tests": ("strings", "test ids or files (default: the test files you wrote)")},
+        {
+            "tests": (
+                "strings",
+                "test ids or files (default: the test files you wrote; in a green step the "
+                "whole suite, showing the target tests and any other test that fails)",
+            )
+        },
         (),
         _run_tests,
     ),

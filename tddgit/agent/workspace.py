@@ -64,6 +64,10 @@ class Workspace:
                 del self._created_dirs[dirs:]
             raise
 
+    def changed(self) -> bool:
+        """Whether any file the run wrote differs from what it was before the run."""
+        return any(data != self._original[rel] for rel, data in self.snapshot().items())
+
     def snapshot(self) -> dict[str, bytes | None]:
         out: dict[str, bytes | None] = {}
         for rel in self._original:
@@ -76,7 +80,8 @@ class Workspace:
         state = self._original if snapshot is None else snapshot
         for rel in self._original:
             path = self.root / rel
-            data = state.get(rel)
+            # a file first written after the snapshot was taken goes back to its original
+            data = state[rel] if rel in state else self._original[rel]
             if data is None:
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                     path.unlink()

@@ -230,7 +230,7 @@ def walk(root: Path) -> None:
     d.run(["tddgit", "status"])
     d.say("The audit of this history")
     d.run(["tddgit", "audit"], expect=None)
-    _scripted_red(d)
+    _scripted_cycle(d)
     console.out("")
     console.out(f"The demo repository stays in {root}: look around, then delete it.")
 
@@ -265,29 +265,39 @@ def test_tc_1_spaces_do_not_count():
 """
 
 
-def _script() -> str:
+_CHAR_COUNT = """
+
+def char_count(text: str) -> int:
+    return len(text) - text.count(" ")
+"""
+
+
+def _script(*turns: tuple[str, dict[str, str]]) -> str:
     """What the scripted model answers, turn by turn (the replay provider's format)."""
     import json
 
-    def turn(n: int, name: str, **fields: str) -> str:
+    lines = []
+    for n, (name, fields) in enumerate(turns, 1):
         use = {"type": "tool_use", "id": f"toolu_demo_{n}", "name": name, "input": fields}
-        return json.dumps({"event": "response", "message": {"content": [use]}})
-
-    turns = [
-        turn(1, "list_files"),
-        turn(2, "write_file", path="tests/test_char_count.py", content=_MODEL_TEST),
-        turn(3, "run_tests"),
-        turn(4, "finish", summary="a failing test for TC-1"),
-    ]
-    return "\n".join(turns) + "\n"
+        lines.append(json.dumps({"event": "response", "message": {"content": [use]}}))
+    return "\n".join(lines) + "\n"
 
 
-def _scripted_red(d: _Demo) -> None:
+def _scripted_cycle(d: _Demo) -> None:
     d.say(
-        "A SCRIPTED MODEL writes the next red from a spec: `tddgit generate red` "
-        "(the replay provider answers from a script: no key, no network)"
+        "A SCRIPTED MODEL makes the next cycle from a spec: `tddgit generate red`, then "
+        "`generate green` and `generate refactor` (the replay provider answers from a "
+        "script: no key, no network)"
     )
-    (d.root / ".git" / "demo-model.jsonl").write_text(_script())
+    script = d.root / ".git" / "demo-model.jsonl"
+    script.write_text(
+        _script(
+            ("list_files", {}),
+            ("write_file", {"path": "tests/test_char_count.py", "content": _MODEL_TEST}),
+            ("run_tests", {}),
+            ("finish", {"summary": "a failing test for TC-1"}),
+        )
+    )
     with (d.root / "pyproject.toml").open("a") as fh:
         fh.write('\n[tool.tddgit.llm]\nprovider = "replay"\nreplay = ".git/demo-model.jsonl"\n')
     d.write({"specs/char_count.yaml": _SPEC})
@@ -295,6 +305,31 @@ def _scripted_red(d: _Demo) -> None:
     d.run(["git", "commit", "-q", "-m", "Spec DEMO-1; a scripted model for the demo"])
     d.run(["tddgit", "generate", "red", "specs/char_count.yaml", "--commit"])
     d.run(["git", "log", "-1", "--format=%h %s%n%(trailers)"])
+    implemented = textwrap.dedent(_REFACTOR) + _CHAR_COUNT
+    script.write_text(
+        _script(
+            ("read_file", {"path": "tests/test_char_count.py"}),
+            ("write_file", {"path": "textstats.py", "content": implemented}),
+            ("run_tests", {}),
+            ("finish", {"summary": "char_count implemented"}),
+        )
+    )
+    d.run(["tddgit", "generate", "green", "--commit"])
+    script.write_text(
+        _script(
+            (
+                "edit_file",
+                {
+                    "path": "textstats.py",
+                    "old_text": 'len(text) - text.count(" ")',
+                    "new_text": 'len(text.replace(" ", ""))',
+                },
+            ),
+            ("finish", {"summary": "char_count counts what is left without spaces"}),
+        )
+    )
+    d.run(["tddgit", "generate", "refactor", "--commit"])
+    d.run(["git", "log", "-3", "--format=%h %s  [%(trailers:key=GSD-Phase,valueonly,separator=)]"])
 
 
 @click.command("demo")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,11 +19,13 @@ from tddgit.cli import app
 from tddgit.errors import Refused
 
 if TYPE_CHECKING:
+    from tddgit.agent.phases import Phase
     from tddgit.agent.run import RunReport
 
 _FIXES = {
     "stuck": "read the transcript, then refine the spec or pass --context with what the "
     "model is missing",
+    "cost-budget": "raise --max-cost (llm.max_cost), or narrow the step",
     "max-turns": "raise --max-turns (llm.max_turns), or narrow the spec",
     "token-budget": "raise llm.token_budget, or narrow the spec and --context",
     "model-refused": "read the transcript; rephrase the spec",
@@ -39,40 +41,59 @@ def generate() -> None:
     Examples:
       tddgit generate red specs/cart.yaml
       tddgit generate red specs/cart.yaml --commit -m "cart totals: tests"
+      tddgit generate green --commit
+      tddgit generate refactor --side production
     """
+
+
+def _common(f: Callable[..., int]) -> Callable[..., int]:
+    """The options every ``generate`` command takes."""
+    options = [
+        click.option(
+            "--commit", "do_commit", is_flag=True, help="Commit the step as the gate command does."
+        ),
+        click.option(
+            "-m",
+            "--message",
+            "messages",
+            multiple=True,
+            help="Commit message with --commit (default: from the spec or the step).",
+        ),
+        click.option("--model", help="The model id (default: llm.model)."),
+        click.option(
+            "--max-turns", type=click.IntRange(min=1), help="Requests at most (llm.max_turns)."
+        ),
+        click.option(
+            "--max-cost",
+            type=click.FloatRange(min=0),
+            metavar="USD",
+            help="Stop when the estimated cost reaches this many dollars (llm.max_cost).",
+        ),
+        click.option(
+            "--keep-best",
+            is_flag=True,
+            help="On a run that does not hold, keep the best state seen (unstaged) instead "
+            "of restoring the tree.",
+        ),
+        click.option(
+            "--context",
+            "context",
+            multiple=True,
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="A file to send with the request (repeatable; may be git-ignored, never a secret).",
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 @generate.command("red")
 @click.argument("spec_path", metavar="SPEC", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--commit", "do_commit", is_flag=True, help="Commit the step as `tddgit red` does.")
-@click.option(
-    "-m",
-    "--message",
-    "messages",
-    multiple=True,
-    help="Commit message with --commit (default: the spec's id and title).",
-)
-@click.option("--model", help="The model id (default: llm.model).")
-@click.option("--max-turns", type=click.IntRange(min=1), help="Requests at most (llm.max_turns).")
-@click.option(
-    "--context",
-    "context",
-    multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A file to send with the spec (repeatable; may be git-ignored, never a secret).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_common
 @click.pass_context
-def red(
-    ctx: click.Context,
-    spec_path: Path,
-    do_commit: bool,
-    messages: tuple[str, ...],
-    model: str | None,
-    max_turns: int | None,
-    context: tuple[Path, ...],
-    as_json: bool,
-) -> int:
+def red(ctx: click.Context, spec_path: Path, **kw: Any) -> int:
     """Write the failing tests for SPEC until the red gate holds.
 
     SPEC is a YAML spec (spec_id, title, components, test_cases...) or any text file. The
@@ -87,20 +108,102 @@ def red(
       tddgit generate red notes/cart.md --context src/shop/cart.py --commit
     """
     from tddgit.agent.phases import RED
+
+    return _generate(ctx, RED, spec_path, **kw)
+
+
+@generate.command("green")
+@click.argument(
+    "spec_path", metavar="[SPEC]", required=False, type=click.Path(dir_okay=False, path_type=Path)
+)
+@_common
+@click.pass_context
+def green(ctx: click.Context, spec_path: Path | None, **kw: Any) -> int:
+    """Implement until the open red's tests pass and the green gate holds.
+
+    The targets are the open red's tests, found along the lineage as `tddgit green` finds
+    them (none: green-without-red, exit 1, before any request). The model may change
+    production and other files, never a test ("tests are the specification in a green
+    step"). SPEC and --context are optional extra context. Stuck once on the same failure:
+    back to the best state seen, and the model is told to change its approach; stuck
+    again, or a budget reached: the tree is restored (or the best state kept with
+    --keep-best) and the exit code is 1.
+
+    \b
+    Examples:
+      tddgit generate green
+      tddgit generate green specs/cart.yaml --commit --max-cost 0.50
+    """
+    from tddgit.agent.phases import GREEN
+
+    return _generate(ctx, GREEN, spec_path, **kw)
+
+
+@generate.command("refactor")
+@click.argument(
+    "spec_path", metavar="[SPEC]", required=False, type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--side",
+    type=click.Choice(["production", "tests"]),
+    default="production",
+    show_default=True,
+    help="The one side the model may change; writes to the other are refused.",
+)
+@_common
+@click.pass_context
+def refactor(ctx: click.Context, spec_path: Path | None, side: str, **kw: Any) -> int:
+    """Improve one side of the code after a green; the refactor gate decides.
+
+    Same test ids, all passing, no untested added production code, one side only. A run
+    the model ends without a change ends cleanly: "nothing to refactor", exit 0.
+
+    \b
+    Examples:
+      tddgit generate refactor
+      tddgit generate refactor --side tests --commit
+    """
+    from tddgit.agent.phases import SIDES
+
+    return _generate(ctx, SIDES[side], spec_path, **kw)
+
+
+def _generate(
+    ctx: click.Context,
+    phase: Phase,
+    spec_path: Path | None,
+    *,
+    do_commit: bool,
+    messages: tuple[str, ...],
+    model: str | None,
+    max_turns: int | None,
+    max_cost: float | None,
+    keep_best: bool,
+    context: tuple[Path, ...],
+    as_json: bool,
+) -> int:
+    from tddgit.agent.loop import NOTHING
     from tddgit.agent.run import RunOptions, run_phase
     from tddgit.spec import load_spec
 
     a = app(ctx)
     repo, config = a.repo, a.config
-    spec = load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path)
-    options = RunOptions(spec, context, model, max_turns, cwd=a.cwd)
-    console.err(f"generate red: {spec.spec_id} ({spec.title})")
-    report = run_phase(repo, config, RED, options, console.err)
+    spec = None
+    if spec_path is not None:
+        spec = load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path)
+    options = RunOptions(spec, context, model, max_turns, a.cwd, max_cost, keep_best)
+    console.err(f"generate {phase.name}" + (f": {spec.spec_id} ({spec.title})" if spec else ""))
+    report = run_phase(repo, config, phase, options, console.err)
+    if report.end.status == NOTHING:
+        _emit_end(report, as_json, a.cwd)
+        if not as_json:
+            console.out(f"nothing to {phase.name}: the model ended without a change")
+        return 0
     if not report.holds:
         _emit_end(report, as_json, a.cwd)
-        raise Refused(
-            f"{report.end.message} (the tree is as it was)", _FIXES.get(report.end.status)
-        )
+        kept = keep_best and report.end.best is not None
+        where = "the best state seen is kept, unstaged" if kept else "the tree is as it was"
+        raise Refused(f"{report.end.message} ({where})", _FIXES.get(report.end.status))
     evidence = report.evidence()
     assert evidence is not None and report.end.verdict is not None
     from tddgit.commands.phase import CommitFailed, attach_evidence, commit_step, render_verdict
@@ -109,10 +212,12 @@ def red(
     cache_put(repo, evidence)
     commit = None
     if do_commit:
-        message = messages or (f"{spec.spec_id}: {spec.title} (tests)",)
-        trailers = ["GSD-Phase: red", f"GSD-Agent: {report.model}"]
+        default = f"{spec.spec_id}: {spec.title}" if spec else phase.name
+        suffix = {"red": "tests", "green": "implementation", "refactor": "refactor"}[phase.name]
+        message = messages or (f"{default} ({suffix})" if spec else f"{suffix} (tddgit generate)",)
+        trailers = [f"GSD-Phase: {phase.name}", f"GSD-Agent: {report.model}"]
         commit = commit_step(
-            repo, "red", trailers, message, None, None, False, True, False, as_json
+            repo, phase.name, trailers, message, None, None, False, True, False, as_json
         )
         if commit is None:
             raise CommitFailed(evidence.tree)
@@ -126,7 +231,9 @@ def red(
     render_verdict(report.end.verdict, console.out)
     _summary(report, console.out, a.cwd)
     if commit:
-        console.out(f"  committed {commit[:10]} with GSD-Phase: red, GSD-Agent: {report.model}")
+        console.out(
+            f"  committed {commit[:10]} with GSD-Phase: {phase.name}, GSD-Agent: {report.model}"
+        )
     else:
         console.out(
             f"  staged: {', '.join(report.files)}; evidence stored for tree {evidence.tree[:10]}"

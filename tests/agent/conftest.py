@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.agent.fakeapi import FakeMessagesAPI, serve
-from tests.conftest import GitRepo
-from tests.project import start_project
+from tests.conftest import GitRepo, isolated_git
+from tests.project import CALC, start_project
 
 SPEC = """\
 spec_id: SPEC-SUB
@@ -54,9 +56,54 @@ def project(repo: GitRepo) -> GitRepo:
     return repo
 
 
-def generate(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    """``tddgit generate red ARGS`` in this process (exit code, stdout, stderr)."""
-    return in_process(repo, "generate", "red", *args)
+SUB_TESTS = '''\
+import calc
+
+
+def test_tc_1_five_minus_three():
+    assert calc.sub(5, 3) == 2
+
+
+def test_tc_2_negative():
+    """TC-2: a negative result."""
+    assert calc.sub(3, 5) == -2
+'''
+
+SUB_RIGHT = CALC + "\n\ndef sub(a, b):\n    return a - b\n"
+
+
+@pytest.fixture(scope="session")
+def cycle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """The calc project (spec committed) after a committed red of `calc.sub` (two failing
+    tests, with evidence) and after its green: built once per session, copied per test."""
+    base = tmp_path_factory.mktemp("agent-cycle")
+    with isolated_git(tmp_path_factory.mktemp("home")):
+        repo = GitRepo(base / "build")
+        repo.root.mkdir()
+        repo.git("init", "-q")
+        start_project(repo)
+        repo.write("specs/sub.yaml", SPEC, dedent=False)
+        repo.commit("spec", "specs/sub.yaml")
+        repo.write("tests/test_sub.py", SUB_TESTS, dedent=False)
+        repo.add("tests/test_sub.py")
+        repo.tddgit("red", "-m", "red: sub", check=True)
+        shutil.copytree(repo.root, base / "red", symlinks=True)
+        repo.write("calc.py", SUB_RIGHT, dedent=False)
+        repo.add("calc.py")
+        repo.tddgit("green", "-m", "green: sub", check=True)
+        shutil.copytree(repo.root, base / "green", symlinks=True)
+        yield {"red": base / "red", "green": base / "green"}
+
+
+def at(cycle: dict[str, Path], stage: str, tmp_path: Path) -> GitRepo:
+    root = tmp_path / stage
+    shutil.copytree(cycle[stage], root, symlinks=True)
+    return GitRepo(root)
+
+
+def generate(repo: GitRepo, *args: str, phase: str = "red") -> tuple[int, str, str]:
+    """``tddgit generate PHASE ARGS`` in this process (exit code, stdout, stderr)."""
+    return in_process(repo, "generate", phase, *args)
 
 
 def in_process(repo: GitRepo, *args: str) -> tuple[int, str, str]:

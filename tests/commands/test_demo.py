@@ -18,12 +18,14 @@ def test_demo_walks_a_cycle(repo: GitRepo, tmp_path: Path) -> None:
     assert "✓ refactor holds" in out
     demo = GitRepo(target)
     phases = demo.git("log", "--format=%(trailers:key=GSD-Phase,valueonly)").split()
-    assert phases == ["red", "refactor", "green", "red"]
-    # the last red is the scripted model's: generate red through the replay provider
+    assert phases == ["refactor", "green", "red", "refactor", "green", "red"]
+    # the last cycle is the scripted model's: generate red, green and refactor through the
+    # replay provider
     assert "SCRIPTED MODEL" in out and "spec coverage: 1/1" in out
-    agent = demo.git("log", "-1", "--format=%(trailers:key=GSD-Agent,valueonly)").strip()
-    assert agent == "scripted"
-    assert len(demo.git("notes", "--ref=tddgit", "list").splitlines()) == 4
+    agents = demo.git("log", "-3", "--format=%(trailers:key=GSD-Agent,valueonly)").split()
+    assert agents == ["scripted", "scripted", "scripted"]
+    assert "len(text.replace" in (target / "textstats.py").read_text()
+    assert len(demo.git("notes", "--ref=tddgit", "list").splitlines()) == 6
     assert demo.git("status", "--porcelain").strip() == ""
 
 

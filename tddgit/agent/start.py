@@ -1,0 +1,87 @@
+"""Where a green or refactor run starts: the lineage says whether it may, and what it is for.
+
+A green's targets are the open red's tests, found along the lineage as ``tddgit green``
+finds them (the red commits' evidence); the model is shown them with their lights now,
+and the red's test files. A refactor starts from a green (or a refactor). Either refusal
+happens before any request: ``green-without-red``, ``refactor-without-green``, ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tddgit.config import Config
+from tddgit.errors import Refused
+from tddgit.evidence import evidence_for_commit
+from tddgit.gates import FIXES
+from tddgit.git import Repo
+from tddgit.lineage import allowed, state_at
+from tddgit.staged import read_blob, tree_of
+
+
+@dataclass(frozen=True)
+class Start:
+    targets: tuple[str, ...] = ()  # the open red's tests (green)
+    test_files: tuple[tuple[str, str], ...] = ()  # the red's test files (path, text)
+    last_step: str = ""  # the commit the step follows (refactor)
+
+
+def preflight(repo: Repo, config: Config, phase: str) -> Start:
+    """What the run starts from; :class:`Refused` when the lineage forbids ``phase``."""
+    from tddgit.gates.plan import TRANSITION_TEXT
+
+    head = repo.head()
+    state = state_at(repo, head)
+    rule = allowed(state, phase)
+    if rule is not None:
+        raise Refused(f"{rule}: {TRANSITION_TEXT[rule]}", FIXES.get(rule))
+    if phase != "green":
+        return Start(last_step=state.phase_commit or "")
+    targets: list[str] = []
+    files: dict[str, str] = {}
+    for red in state.open_reds:
+        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red")
+        if ev is None:
+            raise Refused(
+                f"missing-evidence: red commit {red[:10]} has no tddgit evidence, so its "
+                "target tests are unknown",
+                FIXES.get("missing-evidence"),
+            )
+        targets += [t for t in ev.target_ids if t not in targets]
+        for path in sorted({t.split("::", 1)[0] for t in ev.target_ids}):
+            data = read_blob(repo, tree_of(repo, head), path)
+            if data is not None:
+                files[path] = data.decode("utf-8", "replace")
+    return Start(tuple(targets), tuple(files.items()))
+
+
+def green_message(repo: Repo, config: Config, start: Start) -> str:
+    """The targets with their lights, causes and messages now, and the red's test files."""
+    from tddgit.runners import run_work_tree
+
+    result = run_work_tree(repo, config, start.targets)
+    by_id = {t.id: t for t in result.tests}
+    lines = ["The target tests of the open red step, as they run now:"]
+    for target in start.targets:
+        t = by_id.get(target)
+        if t is None:
+            lines.append(f"- {target}: did not run")
+            continue
+        cause = f", cause: {t.cause.value}" if t.cause else ""
+        lines.append(f"- {t.id}: {t.light.value} ({t.outcome.value}{cause}) {t.message[:500]}")
+    for path, text in start.test_files:
+        lines += ["", f"Test file {path} (read-only: the specification):", "```", text, "```"]
+    return "\n".join(lines)
+
+
+def refactor_message(repo: Repo, start: Start, side: str) -> str:
+    shown = start.last_step[:10] or "HEAD"
+    changed = ""
+    if start.last_step:
+        out = repo.git("show", "--name-only", "--format=", start.last_step)
+        changed = ", ".join(p for p in out.split("\n") if p)
+    text = f"The last step is {shown}" + (f" (it changed {changed})" if changed else "") + "."
+    return (
+        f"{text} Refactor the {side} side only; every test passes now and must keep "
+        "passing. If nothing is worth improving, end without changing anything."
+    )
