@@ -23,17 +23,37 @@ def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
 
 
-def phases_in_build() -> set[str]:
+@pytest.fixture
+def red_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build with red generation only (green and refactor removed if present)."""
     from tddgit.agent.phases import PHASES
 
-    return set(PHASES)
+    for name in ("green", "refactor"):
+        monkeypatch.delitem(PHASES, name, raising=False)
+
+
+@pytest.fixture
+def all_phases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Green and refactor as this build has them; where it has none yet, the same kind of
+    value (production files writable, judged by the real green and refactor gates)."""
+    from tddgit.agent.phases import PHASES, Phase
+    from tddgit.paths import Kind
+
+    for name in ("green", "refactor"):
+        if name not in PHASES:
+            phase = Phase(
+                name=name,
+                writable=frozenset({Kind.PRODUCTION}),
+                read_only_reason="tests are read-only in this step",
+                task=f"The {name} step.",
+                done_when=f"`finish` runs the {name} gate.",
+            )
+            monkeypatch.setitem(PHASES, name, phase)
 
 
 def test_yes_approves_and_fast_forwards_the_users_branch(
-    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, red_only: None
 ) -> None:
-    if phases_in_build() != {"red"}:
-        pytest.skip("this build has green/refactor generation: see the full-cycle test")
     project.write("notes.txt", "the user's own untracked file\n")
     project.write("calc.py", (project.root / "calc.py").read_text() + "# the user's edit\n")
     base = project.head()
@@ -64,7 +84,7 @@ def test_yes_approves_and_fast_forwards_the_users_branch(
 
 
 def test_abort_deletes_the_branch_and_leaves_the_tree_byte_identical(
-    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
+    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch, red_only: None
 ) -> None:
     project.write("notes.txt", "untracked\n")
     project.write("calc.py", (project.root / "calc.py").read_text() + "# dirty\n")
@@ -85,7 +105,7 @@ def test_abort_deletes_the_branch_and_leaves_the_tree_byte_identical(
 
 
 def test_abort_with_keep_branch_keeps_it(
-    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
+    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch, red_only: None
 ) -> None:
     fake_api.push(*red_step())
     monkeypatch.setattr(sys, "stdin", Terminal("abort\n"))
@@ -97,7 +117,7 @@ def test_abort_with_keep_branch_keeps_it(
 
 
 def test_no_terminal_keeps_the_branch_and_prints_the_merge_command(
-    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, red_only: None
 ) -> None:
     before = snapshot_state(project)
     fake_api.push(*red_step())
@@ -119,7 +139,7 @@ def test_no_terminal_keeps_the_branch_and_prints_the_merge_command(
 
 
 def test_the_users_branch_moved_during_the_cycle_nothing_is_merged(
-    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
+    project: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch, red_only: None
 ) -> None:
     from tddgit.cycle import engine
 
@@ -136,10 +156,9 @@ def test_the_users_branch_moved_during_the_cycle_nothing_is_merged(
     fake_api.push(*red_step())
     code, out, err = cycle(project, "specs/sub.yaml", "--yes")
     moved = project.head()
-    if phases_in_build() == {"red"}:
-        assert code == 1, out + err
-        assert "not merged: main moved during the cycle" in out
-        assert "merge later with: git merge --ff-only tddgit/SPEC-SUB-1" in out
+    assert code == 1, out + err
+    assert "not merged: main moved during the cycle" in out
+    assert "merge later with: git merge --ff-only tddgit/SPEC-SUB-1" in out
     assert project.head() == moved
     assert project.git("log", "-1", "--format=%s").strip() == "the user's own commit"
     assert cycle_branches(project) == ["tddgit/SPEC-SUB-1"]
@@ -147,10 +166,8 @@ def test_the_users_branch_moved_during_the_cycle_nothing_is_merged(
 
 
 def test_an_uncommitted_user_change_in_a_file_the_cycle_changed_keeps_the_branch(
-    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, red_only: None
 ) -> None:
-    if phases_in_build() != {"red"}:
-        pytest.skip("red-only build")
     project.write("tests/test_sub.py", "# the user's own draft\n")
     before = snapshot_state(project)
     fake_api.push(*red_step())
@@ -207,6 +224,7 @@ def test_an_editable_install_does_not_run_the_main_checkouts_code(
     project: GitRepo,
     fake_api: FakeMessagesAPI,
     no_terminal: None,
+    red_only: None,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -216,6 +234,10 @@ def test_an_editable_install_does_not_run_the_main_checkouts_code(
     import subprocess
     import sysconfig
 
+    # no `pythonpath = ["."]`: nothing but tddgit's own run puts the worktree first
+    pyproject = (project.root / "pyproject.toml").read_text()
+    project.write("pyproject.toml", pyproject.replace('pythonpath = ["."]\n', ""), dedent=False)
+    project.commit("no pythonpath", "pyproject.toml")
     project.write(
         "calc.py",
         (project.root / "calc.py").read_text() + "\n\ndef sub(a, b):\n    return a - b\n",
@@ -243,3 +265,40 @@ def test_an_editable_install_does_not_run_the_main_checkouts_code(
     note = json.loads(project.git("notes", "--ref=tddgit", "show", data["steps"][0]["commit"]))
     assert note["agent"]["cycle"]["python"] == str(venv / "bin" / "python")
     assert [t["light"] for t in note["targets"]] == ["red", "red"]
+
+
+def test_approve_after_red_green_and_refactor(
+    project: GitRepo,
+    fake_api: FakeMessagesAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    all_phases: None,
+) -> None:
+    from tests.agent.fakeapi import reply, tool
+    from tests.project import CALC_SUB
+
+    base = project.head()
+    refactored = CALC_SUB.replace("return a - b", "difference = a - b\n    return difference")
+    fake_api.push(
+        *red_step(),
+        reply(tool("write_file", path="calc.py", content=CALC_SUB)),
+        reply(tool("finish", summary="sub")),
+        reply(tool("write_file", path="calc.py", content=refactored)),
+        reply(tool("finish", summary="named the result")),
+    )
+    monkeypatch.setattr(sys, "stdin", Terminal("approve\n"))
+    code, out, err = cycle(project, "specs/sub.yaml")
+    assert code == 0, out + err
+    assert "approved: main fast-forwarded to tddgit/SPEC-SUB-1" in out
+    shas = project.git("rev-list", "--reverse", f"{base}..").split()
+    phases = [
+        project.git("log", "-1", "--format=%(trailers:key=GSD-Phase,valueonly)", sha).strip()
+        for sha in shas
+    ]
+    assert phases == ["red", "green", "refactor"]
+    for sha, phase in zip(shas, phases, strict=True):
+        note = json.loads(project.git("notes", "--ref=tddgit", "show", sha))
+        assert note["phase"] == phase and note["agent"]["cycle"]["worktree_head"]
+    assert (project.root / "calc.py").read_text() == refactored
+    assert len(worktrees(project)) == 1 and cycle_branches(project) == []
+    for phase in ("red", "green", "refactor"):
+        assert f"  {phase}: held" in out
