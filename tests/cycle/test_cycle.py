@@ -234,20 +234,23 @@ def test_an_editable_install_does_not_run_the_main_checkouts_code(
     import subprocess
     import sysconfig
 
-    # no `pythonpath = ["."]`: nothing but tddgit's own run puts the worktree first
+    # a src layout without `pythonpath`: `python -m pytest` puts the run's directory first
+    # on the import path, but not src/; nothing but tddgit's own run puts the worktree's first
     pyproject = (project.root / "pyproject.toml").read_text()
     project.write("pyproject.toml", pyproject.replace('pythonpath = ["."]\n', ""), dedent=False)
-    project.commit("no pythonpath", "pyproject.toml")
+    (project.root / "src").mkdir()
+    project.git("mv", "calc.py", "src/calc.py")
+    project.commit("src layout")
     project.write(
-        "calc.py",
-        (project.root / "calc.py").read_text() + "\n\ndef sub(a, b):\n    return a - b\n",
+        "src/calc.py",
+        (project.root / "src" / "calc.py").read_text() + "\n\ndef sub(a, b):\n    return a - b\n",
     )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next(venv.glob("lib/python*/site-packages"))
     ours = sysconfig.get_paths()["purelib"]  # pytest and the probe's dependencies
     (site / "deps.pth").write_text(ours + "\n")
-    (site / "__editable__calc.pth").write_text(str(project.root) + "\n")
+    (site / "__editable__calc.pth").write_text(str(project.root / "src") + "\n")
     check = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import calc; print(calc.__file__)"],
         cwd=tmp_path,
@@ -255,7 +258,7 @@ def test_an_editable_install_does_not_run_the_main_checkouts_code(
         text=True,
         check=True,
     )
-    assert check.stdout.strip() == str(project.root / "calc.py")  # the editable install works
+    assert check.stdout.strip() == str(project.root / "src" / "calc.py")  # the install works
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
     fake_api.push(*red_step())
     code, out, err = cycle(project, "specs/sub.yaml", "--json")
