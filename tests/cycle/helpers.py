@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
-import signal
-import tempfile
 from typing import Any
 
+from tests.agent.conftest import in_process
 from tests.agent.fakeapi import reply, tool
 from tests.conftest import GitRepo
 
@@ -41,20 +39,7 @@ class Terminal(io.StringIO):
 
 def cycle(repo: GitRepo, *args: str) -> tuple[int, str, str]:
     """``tddgit cycle ARGS`` in this process (exit code, stdout, stderr)."""
-    from tddgit.cli import run
-
-    previous = signal.getsignal(signal.SIGTERM)
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = run(["-C", str(repo.root), "cycle", *args])
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
-    return code, stdout, stderr
+    return in_process(repo, "cycle", *args)
 
 
 def worktrees(repo: GitRepo) -> list[str]:
