@@ -31,6 +31,11 @@ PROMPT = "Type approve to merge, abort to discard"
 @click.option("--keep-branch", is_flag=True, help="On abort, keep the cycle's branch.")
 @click.option("--model", help="The model id (default: llm.model).")
 @click.option("--max-turns", type=click.IntRange(min=1), help="Requests per step at most.")
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    help="Start no further step once the estimated cost (USD) is over this.",
+)
 @click.option("--clean", is_flag=True, help="Only remove stale cycle worktrees, then exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
@@ -42,6 +47,7 @@ def cycle(
     keep_branch: bool,
     model: str | None,
     max_turns: int | None,
+    max_cost: float | None,
     clean: bool,
     as_json: bool,
 ) -> int:
@@ -76,7 +82,8 @@ def cycle(
         return 0
     if spec_path is None:
         raise UsageError("no SPEC given", "pass the spec file: tddgit cycle specs/x.yaml")
-    return _run(a, spec_path, refactor, yes, keep_branch, model, max_turns, as_json)
+    options = {"model": model, "max_turns": max_turns, "max_cost": max_cost}
+    return _run(a, spec_path, refactor, yes, keep_branch, options, as_json)
 
 
 def _run(
@@ -85,8 +92,7 @@ def _run(
     refactor: bool,
     yes: bool,
     keep_branch: bool,
-    model: str | None,
-    max_turns: int | None,
+    options: dict[str, Any],
     as_json: bool,
 ) -> int:
     from tddgit.cli import AppContext
@@ -115,7 +121,6 @@ def _run(
     spec = load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path)
     console.err(f"cycle: {spec.spec_id} ({spec.title})")
     include = config.globs("cycle.include")
-    options = {"model": model, "max_turns": max_turns}
     notes_before = notes_ref(repo)
     with cycle_worktree(repo, spec.spec_id, include) as wt:
         console.err(f"cycle: branch {wt.branch} in {wt.repo.root}")

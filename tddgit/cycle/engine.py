@@ -47,6 +47,17 @@ class CycleRun:
     stopped: str | None = None  # why the cycle ended before its last step
     unavailable: str | None = None  # the first step this build cannot run
 
+    def cost(self) -> float | None:
+        """The estimated cost so far (None: a model with no known price)."""
+        total = 0.0
+        for step in self.steps:
+            if step.report is not None:
+                cost = step.report.cost
+                if cost is None:
+                    return None
+                total += cost
+        return total
+
     @property
     def every_gate_held(self) -> bool:
         return self.stopped is None and all(s.holds for s in self.steps if s.report)
@@ -78,7 +89,15 @@ def run_steps(
     from tddgit.agent.run import RunOptions, run_phase
 
     run = CycleRun()
+    max_cost = options.get("max_cost")
     for name in names:
+        spent = run.cost()
+        if max_cost is not None and spent is not None and spent > max_cost and run.steps:
+            run.stopped = (
+                f"{name}: not started: the cycle's estimated cost ~${spent:.4f} is over "
+                f"--max-cost ${max_cost:g}"
+            )
+            break
         phase = PHASES.get(name)
         if phase is None:
             run.unavailable = name

@@ -305,3 +305,15 @@ def test_approve_after_red_green_and_refactor(
     assert len(worktrees(project)) == 1 and cycle_branches(project) == []
     for phase in ("red", "green", "refactor"):
         assert f"  {phase}: held" in out
+
+
+def test_max_cost_starts_no_further_step(
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, all_phases: None
+) -> None:
+    fake_api.push(*red_step())
+    code, out, err = cycle(project, "specs/sub.yaml", "--max-cost", "0.0001", "--yes")
+    assert code == 1, out + err
+    assert "stopped: green: not started: the cycle's estimated cost ~$0.0012 is over" in out
+    assert "--max-cost $0.0001" in out
+    assert len(fake_api.requests) == 2  # red's two requests, none for green
+    assert cycle_branches(project) == ["tddgit/SPEC-SUB-1"]
