@@ -131,6 +131,23 @@ def _run(
     write = console.err if as_json else console.out
     for line in lines:
         write(line)
+    if not repo.git("rev-list", f"{wt.base}..{wt.branch}").strip():
+        delete_branch(repo, wt.branch)  # nothing to approve: leave no empty branch behind
+        write(f"nothing to merge: the cycle made no commit; the branch {wt.branch} is deleted")
+        if as_json:
+            console.out(
+                json.dumps(
+                    {
+                        "branch": wt.branch,
+                        "base": wt.base,
+                        "decision": None,
+                        "merged": False,
+                        "stopped": run.stopped,
+                    },
+                    indent=2,
+                )
+            )
+        return 1
     decision = _decide(yes, run.every_gate_held)
     result: dict[str, Any] = {"branch": wt.branch, "base": wt.base, "decision": decision}
     code = 0

@@ -197,9 +197,9 @@ def test_a_step_that_does_not_hold_stops_the_cycle_and_yes_does_not_merge(
     code, out, err = cycle(project, "specs/sub.yaml", "--yes", *args)
     assert code == 1, out + err
     assert said in out
-    assert "kept: a step did not hold" in out
+    assert "nothing to merge: the cycle made no commit" in out
     assert project.head() == base
-    assert len(worktrees(project)) == 1
+    assert len(worktrees(project)) == 1 and cycle_branches(project) == []
 
 
 def test_no_key_is_exit_2_and_leaves_no_branch(
@@ -316,4 +316,5 @@ def test_max_cost_starts_no_further_step(
     assert "stopped: green: not started: the cycle's estimated cost ~$0.0012 is over" in out
     assert "--max-cost $0.0001" in out
     assert len(fake_api.requests) == 2  # red's two requests, none for green
+    assert "kept: a step did not hold; the branch tddgit/SPEC-SUB-1 is kept" in out
     assert cycle_branches(project) == ["tddgit/SPEC-SUB-1"]
