@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/hook_latency.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/guard_latency.py
+	$(BIN)/python bench/cycle_startup.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "green": ("tddgit.commands.phase", "green"),
     "refactor": ("tddgit.commands.phase", "refactor"),
     "generate": ("tddgit.commands.generate", "generate"),
+    "cycle": ("tddgit.commands.cycle", "cycle"),
     "status": ("tddgit.commands.status", "status"),
     "run": ("tddgit.commands.run", "run"),
     "audit": ("tddgit.commands.audit", "audit"),

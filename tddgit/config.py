@@ -247,6 +247,12 @@ KEYS: tuple[KeySpec, ...] = (
         DEFAULT_SECRET_GLOBS,
         "file names the model may never read (besides files whose content holds a secret)",
     ),
+    KeySpec(
+        "cycle.include",
+        "globs",
+        (),
+        "git-ignored files `tddgit cycle` copies into its worktree (none by default: no secrets)",
+    ),
 )
 
 KEYS_BY_PATH: dict[str, KeySpec] = {k.path: k for k in KEYS}

@@ -1,0 +1,151 @@
+"""The cycle's worktree: a new branch at ``HEAD``, checked out in a linked worktree in a
+temporary directory outside the repository, locked with tddgit's process id.
+
+:func:`cycle_worktree` removes it on every way out (``finally``: approve, abort, an error,
+Ctrl-C, and SIGTERM, which the CLI turns into Ctrl-C). A SIGKILL runs no ``finally``: the
+lock reason names the pid, and :func:`sweep_stale` (run by the next ``tddgit cycle`` and
+by ``tddgit cycle --clean``) removes the worktrees whose pid is gone, and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tddgit.errors import UsageError
+from tddgit.git import Repo, clean_env, find_repo, zsplit
+from tddgit.paths import matches
+from tddgit.snapshot import pid_alive, user_tempdir
+
+LOCK_PREFIX = "tddgit cycle pid "
+DIR_PREFIX = "tddgit-cycle-"
+BRANCH_PREFIX = "tddgit/"
+_LOCK = re.compile(rf"^{LOCK_PREFIX}(\d+)$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class CycleWorktree:
+    repo: Repo  # the worktree's own Repo
+    branch: str  # short name: tddgit/<spec-id>-<n>
+    base: str  # the commit the branch starts at (the user's HEAD)
+    copied: tuple[str, ...]  # git-ignored files copied because of cycle.include
+
+
+def branch_name(repo: Repo, spec_id: str) -> str:
+    """``tddgit/<spec-id>-<n>``: the first ``n`` with no such branch yet."""
+    stem = _UNSAFE.sub("-", spec_id).strip(".-") or "spec"
+    existing = set(
+        repo.git("for-each-ref", "--format=%(refname:short)", "refs/heads/tddgit/").split()
+    )
+    n = 1
+    while f"{BRANCH_PREFIX}{stem}-{n}" in existing:
+        n += 1
+    return f"{BRANCH_PREFIX}{stem}-{n}"
+
+
+@contextmanager
+def cycle_worktree(repo: Repo, spec_id: str, include: tuple[str, ...]) -> Iterator[CycleWorktree]:
+    base = repo.head()
+    if base is None:
+        raise UsageError("the repository has no commit yet", "commit something, then run the cycle")
+    branch = branch_name(repo, spec_id)
+    parent = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=user_tempdir()))
+    root = parent / repo.root.name  # the project's own directory name (rootdir, imports)
+    env = clean_env()
+    added = False
+    try:
+        repo.run(
+            "-c",
+            "core.hooksPath=/dev/null",  # a checkout must not run the user's hooks
+            "worktree",
+            "add",
+            "--quiet",
+            "--lock",
+            "--reason",
+            f"{LOCK_PREFIX}{os.getpid()}",
+            "-b",
+            branch,
+            str(root),
+            base,
+            env=env,
+        )
+        added = True
+        copied = copy_included(repo.root, root, include)
+        yield CycleWorktree(find_repo(root), branch, base, copied)
+    except BaseException:
+        if added:  # an error before any commit leaves no branch behind
+            tip = repo.run("rev-parse", "-q", "--verify", f"refs/heads/{branch}", check=False)
+            if tip.stdout.decode().strip() == base:
+                remove(repo, root)
+                repo.run("branch", "-D", "--quiet", branch, check=False)
+        raise
+    finally:
+        if added:
+            remove(repo, root)
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def remove(repo: Repo, root: Path) -> None:
+    env = clean_env()
+    repo.run("worktree", "unlock", str(root), env=env, check=False)
+    repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
+    repo.run("worktree", "prune", env=env, check=False)
+
+
+def copy_included(src: Path, dst: Path, include: tuple[str, ...]) -> tuple[str, ...]:
+    """Copy the git-ignored files matching ``include`` (nothing ignored by default)."""
+    if not include:
+        return ()
+    listing = find_repo(src).git("ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+    copied = []
+    for rel in zsplit(listing):
+        if not matches(rel, include):
+            continue
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / rel, target, follow_symlinks=False)
+        copied.append(rel)
+    return tuple(copied)
+
+
+@dataclass(frozen=True)
+class Stale:
+    path: Path
+    pid: int
+    branch: str | None
+
+
+def stale_worktrees(repo: Repo) -> list[Stale]:
+    """tddgit's cycle worktrees whose locking process is gone."""
+    out: list[Stale] = []
+    for block in repo.git("worktree", "list", "--porcelain").split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            key, _, value = line.partition(" ")
+            fields[key] = value
+        m = _LOCK.match(fields.get("locked", ""))
+        if "worktree" not in fields or m is None:
+            continue
+        pid = int(m.group(1))
+        if pid == os.getpid() or pid_alive(pid):
+            continue
+        branch = fields.get("branch", "").removeprefix("refs/heads/") or None
+        out.append(Stale(Path(fields["worktree"]), pid, branch))
+    return out
+
+
+def sweep_stale(repo: Repo) -> list[Stale]:
+    """Remove the stale worktrees (their branches stay: they may hold commits)."""
+    stale = stale_worktrees(repo)
+    for s in stale:
+        remove(repo, s.path)
+        if s.path.parent.name.startswith(DIR_PREFIX):
+            shutil.rmtree(s.path.parent, ignore_errors=True)
+    return stale
