@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,14 +61,35 @@ def test_a_locked_branch_and_worktree_outside_the_repository_removed_on_error(
     assert cycle_branches(project) == []  # no commit made: no branch left
 
 
+# Fails fast at the red (no `calc.sub` yet), then hangs once the green has written it.
+HANGING_IN_GREEN = """\
+import os
+import time
+
+import calc
+
+
+def test_tc_1_five_minus_three():
+    if hasattr(calc, "sub"):
+        with open(os.environ["PIDFILE"], "w") as fh:
+            fh.write(str(os.getpid()))
+        time.sleep(6)
+    assert calc.sub(5, 3) == 2
+"""
+
+
 def _start(
-    project: GitRepo, tmp_path: Path, fake_api: FakeMessagesAPI, others: int = 0
+    project: GitRepo,
+    tmp_path: Path,
+    fake_api: FakeMessagesAPI,
+    others: int = 0,
+    script: list[dict[str, Any]] | None = None,
 ) -> tuple[subprocess.Popen[str], int, Path]:
-    """`tddgit cycle` in a subprocess, until the red gate runs the model's hanging test."""
+    """`tddgit cycle` in a subprocess, until a gate runs the model's hanging test."""
     pidfile = tmp_path / "pid"
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    fake_api.push(*red_step(HANGING))
+    fake_api.push(*(script if script is not None else red_step(HANGING)))
     proc = subprocess.Popen(
         [*TDDGIT, "cycle", "specs/sub.yaml"],
         cwd=project.root,
@@ -101,6 +123,35 @@ def test_sigterm_during_a_step_removes_the_worktree(
     assert len(worktrees(project)) == 1
     assert list(tmpdir.glob("tddgit-cycle-*")) == []
     assert snapshot_state(project) == before  # no branch left either: no commit was made
+
+
+def test_sigterm_during_the_green_loop_removes_the_worktree(
+    project: GitRepo, fake_api: FakeMessagesAPI, tmp_path: Path
+) -> None:
+    from tests.agent.fakeapi import reply, tool
+    from tests.project import CALC_SUB
+
+    project.write("notes.txt", "the user's\n")
+    head = project.head()
+    status = project.git("status", "--porcelain=v1", "--untracked-files=all")
+    files = {p: (project.root / p).read_bytes() for p in ("calc.py", "notes.txt")}
+    script = [
+        *red_step(HANGING_IN_GREEN),
+        reply(tool("write_file", path="calc.py", content=CALC_SUB)),
+        reply(tool("finish", summary="sub")),
+    ]
+    proc, test_pid, tmpdir = _start(project, tmp_path, fake_api, script=script)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    assert "cycle: green step" in err  # the red was committed in the worktree first
+    assert not alive(test_pid)
+    assert len(worktrees(project)) == 1
+    assert list(tmpdir.glob("tddgit-cycle-*")) == []
+    assert project.head() == head
+    assert project.git("status", "--porcelain=v1", "--untracked-files=all") == status
+    assert {p: (project.root / p).read_bytes() for p in files} == files
 
 
 @pytest.mark.parametrize("then", [("cycle", "--clean"), ("cycle", "specs/sub.yaml")])
