@@ -98,7 +98,6 @@ def cycle(
     `abort` deletes the branch. The worktree is removed either way. Without a terminal
     and without --yes the branch is kept and the merge command printed.
 
-    \b
     With --plan, the cycle is one task's: --task IMPL-N, or --next for the task `tddgit
     plan status` names next. The model is given that task's test cases, files, what to
     implement and what to look at, not the whole spec; a task whose dependencies are not
@@ -130,12 +129,12 @@ def cycle(
         )
     if clean:
         return 0
-    _user_branch(a)  # a detached HEAD is refused before the plan's history is read
+    user_branch = _user_branch(a)  # a detached HEAD: refused before the plan is read
     target = _target(a, spec_path, plan_path, task, as_json)
     if target is None:
         return 0
     options = {"model": model, "max_turns": max_turns, "max_cost": max_cost, "task": target.task}
-    return _run(a, target, refactor, yes, keep_branch, options, as_json)
+    return _run(a, target, user_branch, refactor, yes, keep_branch, options, as_json)
 
 
 def _check_arguments(
@@ -210,6 +209,7 @@ def _target(
 def _run(
     a: AppContext,
     target: Target,
+    user_branch: str,
     refactor: bool,
     yes: bool,
     keep_branch: bool,
@@ -229,7 +229,6 @@ def _run(
     from tddgit.project import load_project_config
 
     repo, config, spec = a.repo, a.config, target.spec
-    user_branch = _user_branch(a)
     console.err(f"cycle: {spec.spec_id} ({spec.title})")
     include = config.globs("cycle.include")
     notes_before = notes_ref(repo)

@@ -6,7 +6,8 @@ green or refactor generation stops after red and says so. Routing: a refused gat
 back to the model inside ``run_phase`` (red refused: amber, premature pass, no tests →
 the red loop; green refused → the green loop); any other end (stuck, out of turns or
 budget, a hanging or crashing suite, the provider unavailable) stops the cycle and goes
-to the review with the reason. Nothing a model cannot fix is retried.
+to the review with the reason. Nothing a model cannot fix is retried. With a plan task
+(``options["task"]``) every commit also carries its ``GSD-Task`` trailer.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from tddgit.spec import Spec, TaskScope, TestCase
 
 @dataclass(frozen=True)
 class Chosen:
-    plan: Plan
     task: Task
     start: str  # the phase the cycle starts at: red, or green when the red already counts
     red: tuple[str, ...]  # the red commits that count (when it starts at green)
@@ -85,7 +84,7 @@ def _chosen(status: PlanStatus, task_id: str) -> Chosen:
     task = status.plan.task(task_id)
     assert task is not None
     red = tuple(status.progress[task_id].done("red"))
-    return Chosen(status.plan, task, "green" if red else "red", red)
+    return Chosen(task, "green" if red else "red", red)
 
 
 def task_spec(plan: Plan, task: Task, source: str) -> Spec:
