@@ -41,6 +41,7 @@ def plan() -> None:
       tddgit plan specs/calc.yaml
       tddgit plan validate .tddgit/plans/calc/plan.json
       tddgit red --task IMPL-1 -m "lexer: numbers"
+      tddgit cycle --plan .tddgit/plans/calc --next
       tddgit plan status .tddgit/plans/calc
     """
 
