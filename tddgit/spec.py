@@ -57,6 +57,20 @@ class TestCase:
 
 
 @dataclass(frozen=True)
+class TaskScope:
+    """The one plan task a spec is narrowed to (``tddgit cycle --plan``): its test cases
+    are the spec's, and these say what else the task is (``tddgit.plans.slice``)."""
+
+    id: str
+    title: str
+    components: tuple[str, ...]
+    files: tuple[str, ...]  # to create or change
+    depends_on: tuple[str, ...]
+    implement: tuple[str, ...]  # the green step
+    look_at: tuple[str, ...]  # the refactor step
+
+
+@dataclass(frozen=True)
 class Spec:
     spec_id: str
     title: str
@@ -67,6 +81,7 @@ class Spec:
     path: str
     text: str
     structured: bool
+    task: TaskScope | None = None  # a plan task's slice of the spec
 
     def component(self, name: str) -> Component | None:
         return next((c for c in self.components if c.name == name), None)

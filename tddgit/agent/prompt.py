@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.agent.phases import Phase
-from tddgit.spec import Spec
+from tddgit.spec import Spec, TaskScope
 
 
 def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
@@ -49,12 +49,17 @@ def first_message(spec: Spec | None, context: Sequence[tuple[str, str]], intro: 
 def render_spec(spec: Spec) -> str:
     if not spec.structured:
         return f"The specification ({spec.path}):\n\n{spec.text}"
-    lines = [f"Specification {spec.spec_id}: {spec.title}", "", "Components:"]
+    lines = [f"Specification {spec.spec_id}: {spec.title}"]
+    if spec.task:
+        lines += _task_lines(spec.task)
+    if spec.components:
+        lines += ["", "Components:"]
     for c in spec.components:
         lines.append(f"- {c.name} ({c.type}) in {c.file_path}" + _dash(c.description))
         for m in c.methods:
             lines.append(f"    - {m.signature}" + _dash(m.description))
-    lines += ["", "Test cases:"]
+    count = f" ({len(spec.test_cases)}, this task's red)" if spec.task else ""
+    lines += ["", f"Test cases{count}:"]
     for t in spec.test_cases:
         lines.append(f"- {t.id} [{t.component}, {t.type}]" + _dash(t.description))
         for label, text in (("given", t.given), ("when", t.when), ("then", t.then)):
@@ -64,7 +69,21 @@ def render_spec(spec: Spec) -> str:
         lines += ["", "Acceptance criteria:"] + [f"- {a}" for a in spec.acceptance_criteria]
     if spec.implementation_order:
         lines += ["", "Implementation order: " + ", ".join(spec.implementation_order)]
+    if spec.task:
+        lines += ["", "To implement (the green step):", *(f"- {i}" for i in spec.task.implement)]
+        lines += ["", "To look at (the refactor step):", *(f"- {i}" for i in spec.task.look_at)]
     return "\n".join(lines)
+
+
+def _task_lines(task: TaskScope) -> list[str]:
+    after = f"; it builds on {', '.join(task.depends_on)}, already done" if task.depends_on else ""
+    return [
+        "",
+        f"This cycle is one task of the plan: {task.id} {task.title} (components: "
+        f"{', '.join(task.components) or 'none named'}{after}). Work on this task "
+        "only: the plan's other tasks are cycles of their own.",
+        "Files to create or change: " + (", ".join(task.files) or "none named"),
+    ]
 
 
 def _dash(text: str) -> str:

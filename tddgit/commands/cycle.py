@@ -5,22 +5,35 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from tddgit import console
-from tddgit.cli import app
+from tddgit.cli import AppContext, app
 from tddgit.errors import UsageError
 
+if TYPE_CHECKING:
+    from tddgit.spec import Spec
+
 PROMPT = "Type approve to merge, abort to discard"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the cycle works on: a spec (or a plan task's slice of one), where it starts."""
+
+    spec: Spec
+    task: str | None = None  # the GSD-Task trailer of every commit
+    start: str = "red"
 
 
 @click.command("cycle")
 @click.argument(
     "spec_path",
-    metavar="SPEC",
+    metavar="[SPEC]",
     required=False,
     type=click.Path(dir_okay=False, path_type=Path),
 )
@@ -36,6 +49,27 @@ PROMPT = "Type approve to merge, abort to discard"
     type=click.FloatRange(min=0),
     help="Start no further step once the estimated cost (USD) is over this.",
 )
+@click.option(
+    "--plan",
+    "plan_path",
+    metavar="PLAN",
+    type=click.Path(path_type=Path),
+    help="A plan made by `tddgit plan` (plan.json or its directory): the cycle of one of "
+    "its tasks (--task or --next), with the task's slice of the spec as the model's input.",
+)
+@click.option(
+    "--task",
+    metavar="ID",
+    help="With --plan: the task to run. With SPEC: the plan task the commits belong to. "
+    "Either way every commit gets a `GSD-Task: ID` trailer (plan status).",
+)
+@click.option(
+    "--next",
+    "next_task",
+    is_flag=True,
+    help="With --plan: the task `plan status` names next (the first not complete whose "
+    "dependencies are complete).",
+)
 @click.option("--clean", is_flag=True, help="Only remove stale cycle worktrees, then exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
@@ -48,10 +82,13 @@ def cycle(
     model: str | None,
     max_turns: int | None,
     max_cost: float | None,
+    plan_path: Path | None,
+    task: str | None,
+    next_task: bool,
     clean: bool,
     as_json: bool,
 ) -> int:
-    """Run a whole TDD cycle for SPEC in an isolated git worktree, then approve or abort.
+    """Run a whole TDD cycle for SPEC (or a plan's task) in a git worktree; approve or abort.
 
     A branch tddgit/<spec-id>-<n> is made at HEAD and checked out in a locked worktree
     outside the repository; `generate red`, `generate green` and `generate refactor` run
@@ -61,17 +98,29 @@ def cycle(
     `abort` deletes the branch. The worktree is removed either way. Without a terminal
     and without --yes the branch is kept and the merge command printed.
 
+    With --plan, the cycle is one task's: --task IMPL-N, or --next for the task `tddgit
+    plan status` names next. The model is given that task's test cases, files, what to
+    implement and what to look at, not the whole spec; a task whose dependencies are not
+    complete (red and green with evidence) is refused, a task whose red is already done
+    starts at green, and every commit carries `GSD-Task: IMPL-N`. When every task of the
+    plan is complete, --next says so and exits 0.
+
     \b
     Examples:
       tddgit cycle specs/cart.yaml
       tddgit cycle specs/cart.yaml --no-refactor --yes
+      tddgit cycle --plan .tddgit/plans/cart --next
+      tddgit cycle --plan .tddgit/plans/cart/plan.json --task IMPL-2
       tddgit cycle --clean
     """
+    from tddgit.commands.phase import task_trailer
     from tddgit.cycle.worktree import sweep_stale
 
-    a = app(ctx)
     if not clean:
+        _check_arguments(spec_path, plan_path, task, next_task)
+        task_trailer(task)  # a bad id is refused before anything happens
         _prefetch_sdk()
+    a = app(ctx)
     repo = a.repo
     for s in sweep_stale(repo):
         console.err(
@@ -80,22 +129,93 @@ def cycle(
         )
     if clean:
         return 0
-    if spec_path is None:
-        raise UsageError("no SPEC given", "pass the spec file: tddgit cycle specs/x.yaml")
-    options = {"model": model, "max_turns": max_turns, "max_cost": max_cost}
-    return _run(a, spec_path, refactor, yes, keep_branch, options, as_json)
+    user_branch = _user_branch(a)  # a detached HEAD: refused before the plan is read
+    target = _target(a, spec_path, plan_path, task, as_json)
+    if target is None:
+        return 0
+    options = {"model": model, "max_turns": max_turns, "max_cost": max_cost, "task": target.task}
+    return _run(a, target, user_branch, refactor, yes, keep_branch, options, as_json)
+
+
+def _check_arguments(
+    spec_path: Path | None, plan_path: Path | None, task: str | None, next_task: bool
+) -> None:
+    if spec_path is not None and plan_path is not None:
+        raise UsageError(
+            "SPEC and --plan cannot be combined: a plan task brings its slice of the spec",
+            "pass either SPEC or --plan PLAN with --task ID or --next",
+        )
+    if next_task and plan_path is None:
+        raise UsageError("--next needs --plan", "add --plan PLAN (plan.json or its directory)")
+    if task and next_task:
+        raise UsageError(
+            "--task and --next cannot be combined", "pass --task ID, or --next for the next task"
+        )
+    if plan_path is not None and not (task or next_task):
+        raise UsageError(
+            "--plan needs --task ID or --next",
+            "name the task (--task IMPL-2) or let the plan choose (--next)",
+        )
+    if spec_path is None and plan_path is None:
+        raise UsageError(
+            "no SPEC given",
+            "pass the spec file (tddgit cycle specs/x.yaml) or a plan (--plan PLAN --next)",
+        )
+
+
+def _user_branch(a: AppContext) -> str:
+    proc = a.repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+    branch = proc.stdout.decode().strip()
+    if not branch:
+        raise UsageError(
+            "HEAD is detached: the cycle merges into the branch you start from",
+            "check out a branch first",
+        )
+    return branch
+
+
+def _target(
+    a: AppContext, spec_path: Path | None, plan_path: Path | None, task: str | None, as_json: bool
+) -> Target | None:
+    """The spec, or the plan task's slice of it (None: --next on a plan with every task
+    complete, which is said here)."""
+    from tddgit.plans.select import choose, load_plan, shown_path, task_spec
+    from tddgit.spec import load_spec
+
+    if plan_path is None:
+        assert spec_path is not None
+        return Target(load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path), task)
+    where = plan_path if plan_path.is_absolute() else a.cwd / plan_path
+    plan, file = load_plan(where, a.repo.root, a.cwd)
+    shown = shown_path(file.parent, a.cwd)
+    chosen = choose(a.repo, plan, task, shown)
+    if chosen is None:
+        done = f"plan {plan.spec_id}: every task is complete; nothing to run"
+        console.out(json.dumps({"task": None, "message": done}) if as_json else done)
+        return None
+    t = chosen.task
+    how = "--next" if task is None else "--task"
+    after = f", after {', '.join(t.depends_on)} (complete)" if t.depends_on else ""
+    cases = f"{len(t.tests)} test case{'s' if len(t.tests) != 1 else ''}"
+    console.err(f"cycle: plan {plan.spec_id}, task {t.id} ({how}): {t.title} — {cases}{after}")
+    if chosen.start != "red":
+        console.err(
+            f"cycle: {t.id}'s red is committed with evidence ({chosen.red[0][:10]}): "
+            f"the cycle starts at {chosen.start}"
+        )
+    return Target(task_spec(plan, t, shown_path(file, a.repo.root)), t.id, chosen.start)
 
 
 def _run(
-    a: object,
-    spec_path: Path,
+    a: AppContext,
+    target: Target,
+    user_branch: str,
     refactor: bool,
     yes: bool,
     keep_branch: bool,
     options: dict[str, Any],
     as_json: bool,
 ) -> int:
-    from tddgit.cli import AppContext
     from tddgit.cycle.engine import cycle_steps, run_steps, worktree_config
     from tddgit.cycle.review import (
         approve,
@@ -107,25 +227,17 @@ def _run(
     )
     from tddgit.cycle.worktree import cycle_worktree
     from tddgit.project import load_project_config
-    from tddgit.spec import load_spec
 
-    assert isinstance(a, AppContext)
-    repo, config = a.repo, a.config
-    user_branch = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.decode()
-    user_branch = user_branch.strip()
-    if not user_branch:
-        raise UsageError(
-            "HEAD is detached: the cycle merges into the branch you start from",
-            "check out a branch first",
-        )
-    spec = load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path)
+    repo, config, spec = a.repo, a.config, target.spec
     console.err(f"cycle: {spec.spec_id} ({spec.title})")
     include = config.globs("cycle.include")
     notes_before = notes_ref(repo)
-    with cycle_worktree(repo, spec.spec_id, include) as wt:
+    name = f"{spec.spec_id}-{target.task}" if target.task else spec.spec_id
+    steps = cycle_steps(refactor, target.start)
+    with cycle_worktree(repo, name, include) as wt:
         console.err(f"cycle: branch {wt.branch} in {wt.repo.root}")
         wt_config = worktree_config(load_project_config(wt.repo, wt.repo.root), repo.root)
-        run = run_steps(wt.repo, wt_config, spec, cycle_steps(refactor), options, console.err)
+        run = run_steps(wt.repo, wt_config, spec, steps, options, console.err)
         lines = review_lines(repo, wt.branch, wt.base, run, a.cwd)
         # the worktree goes before the decision: the branch alone carries the result
     write = console.err if as_json else console.out
@@ -150,6 +262,8 @@ def _run(
         return 1
     decision = _decide(yes, run.every_gate_held)
     result: dict[str, Any] = {"branch": wt.branch, "base": wt.base, "decision": decision}
+    if target.task:
+        result["task"] = target.task
     code = 0
     if decision == "approve":
         outcome = approve(repo, user_branch, wt.base, wt.branch)

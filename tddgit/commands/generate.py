@@ -16,7 +16,7 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
-from tddgit.errors import Refused
+from tddgit.errors import Refused, UsageError
 
 if TYPE_CHECKING:
     from tddgit.agent.phases import Phase
@@ -42,6 +42,7 @@ def generate() -> None:
       tddgit generate red specs/cart.yaml
       tddgit generate red specs/cart.yaml --commit -m "cart totals: tests"
       tddgit generate green --commit
+      tddgit generate green --commit --task IMPL-2
       tddgit generate refactor --side production
     """
 
@@ -81,6 +82,12 @@ def _common(f: Callable[..., int]) -> Callable[..., int]:
             multiple=True,
             type=click.Path(dir_okay=False, path_type=Path),
             help="A file to send with the request (repeatable; may be git-ignored, never a secret).",
+        ),
+        click.option(
+            "--task",
+            metavar="ID",
+            help="With --commit: the plan task this step belongs to; adds a `GSD-Task: ID` "
+            "trailer (plan status).",
         ),
         click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
     ]
@@ -180,12 +187,20 @@ def _generate(
     max_cost: float | None,
     keep_best: bool,
     context: tuple[Path, ...],
+    task: str | None,
     as_json: bool,
 ) -> int:
     from tddgit.agent.loop import NOTHING
     from tddgit.agent.run import RunOptions, run_phase
+    from tddgit.commands.phase import task_trailer
     from tddgit.spec import load_spec
 
+    task_trailers = task_trailer(task)
+    if task_trailers and not do_commit:  # before any request: the trailer needs the commit
+        raise UsageError(
+            "--task needs --commit: without it tddgit generate makes no commit",
+            f"add --commit, or add `--trailer 'GSD-Task: {task}'` to your `git commit`",
+        )
     a = app(ctx)
     repo, config = a.repo, a.config
     spec = None
@@ -215,7 +230,7 @@ def _generate(
         default = f"{spec.spec_id}: {spec.title}" if spec else phase.name
         suffix = {"red": "tests", "green": "implementation", "refactor": "refactor"}[phase.name]
         message = messages or (f"{default} ({suffix})" if spec else f"{suffix} (tddgit generate)",)
-        trailers = [f"GSD-Phase: {phase.name}", f"GSD-Agent: {report.model}"]
+        trailers = [f"GSD-Phase: {phase.name}", f"GSD-Agent: {report.model}", *task_trailers]
         commit = commit_step(
             repo, phase.name, trailers, message, None, None, False, True, False, as_json
         )
@@ -231,8 +246,10 @@ def _generate(
     render_verdict(report.end.verdict, console.out)
     _summary(report, console.out, a.cwd)
     if commit:
+        added = "".join(f", {t}" for t in task_trailers)
         console.out(
-            f"  committed {commit[:10]} with GSD-Phase: {phase.name}, GSD-Agent: {report.model}"
+            f"  committed {commit[:10]} with GSD-Phase: {phase.name}, "
+            f"GSD-Agent: {report.model}{added}"
         )
     else:
         console.out(

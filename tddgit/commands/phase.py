@@ -173,8 +173,9 @@ class CommitFailed(UsageError):
 _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def _task_trailer(task: str | None, no_commit: bool) -> list[str]:
-    """The ``GSD-Task`` trailer of ``--task`` (none without it)."""
+def task_trailer(task: str | None) -> list[str]:
+    """The ``GSD-Task`` trailer of ``--task`` (none without it); the phase commands,
+    ``generate`` and ``cycle`` add it to the commits they make."""
     if task is None:
         return []
     if not _TASK_ID.fullmatch(task):
@@ -182,12 +183,17 @@ def _task_trailer(task: str | None, no_commit: bool) -> list[str]:
             f"--task {task!r} is not a task id",
             "give the id of a plan task, such as IMPL-3 (letters, digits, '.', '_', '-')",
         )
-    if no_commit:
+    return [f"{TASK_TRAILER}: {task}"]
+
+
+def _task_trailer(task: str | None, no_commit: bool) -> list[str]:
+    trailers = task_trailer(task)
+    if trailers and no_commit:
         raise UsageError(
             "--task needs the commit: with --no-commit tddgit makes none",
             f"drop --no-commit, or add `--trailer 'GSD-Task: {task}'` to your `git commit`",
         )
-    return [f"{TASK_TRAILER}: {task}"]
+    return trailers
 
 
 def commit_step(

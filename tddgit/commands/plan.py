@@ -14,6 +14,7 @@ from tddgit import console
 from tddgit.cli import app
 from tddgit.errors import UsageError
 from tddgit.plans import IMPL_PLAN_FILE, PHASES, PLAN_FILE, TODO_FILE
+from tddgit.plans.select import shown_path as _shown
 
 
 class _PlanGroup(click.Group):
@@ -40,6 +41,7 @@ def plan() -> None:
       tddgit plan specs/calc.yaml
       tddgit plan validate .tddgit/plans/calc/plan.json
       tddgit red --task IMPL-1 -m "lexer: numbers"
+      tddgit cycle --plan .tddgit/plans/calc --next
       tddgit plan status .tddgit/plans/calc
     """
 
@@ -198,22 +200,13 @@ def status(ctx: click.Context, plan_path: Path, as_json: bool) -> int:
       tddgit plan status .tddgit/plans/calc
       tddgit plan status .tddgit/plans/calc/plan.json --json | jq .next
     """
-    from tddgit.plans.model import plan_from_json
     from tddgit.plans.render import todo_list
+    from tddgit.plans.select import load_plan
     from tddgit.plans.status import plan_status
-    from tddgit.plans.validate import problems, read_plan_json
 
     a = app(ctx)
     where = plan_path if plan_path.is_absolute() else a.cwd / plan_path
-    file = where / PLAN_FILE if where.is_dir() else where
-    data = read_plan_json(file)
-    found = problems(data, a.repo.root)
-    if found:
-        raise UsageError(
-            f"{_shown(file, a.cwd)} is not a valid plan ({found[0]})",
-            f"run `tddgit plan validate {_shown(file, a.cwd)}` and fix what it lists",
-        )
-    the_plan = plan_from_json(data)
+    the_plan, file = load_plan(where, a.repo.root, a.cwd)
     result = plan_status(a.repo, the_plan)
     _write(file.parent / TODO_FILE, todo_list(the_plan, result.done_map()))
     if as_json:
@@ -255,13 +248,6 @@ def _root_or_none(ctx: click.Context) -> Path | None:
 def _safe(spec_id: str) -> str:
     name = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in spec_id).strip(".-")
     return name or "plan"
-
-
-def _shown(path: Path, cwd: Path) -> str:
-    try:
-        return os.path.relpath(path, cwd)
-    except ValueError:
-        return str(path)
 
 
 def _write(path: Path, text: str) -> None:

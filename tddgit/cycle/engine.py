@@ -6,7 +6,8 @@ green or refactor generation stops after red and says so. Routing: a refused gat
 back to the model inside ``run_phase`` (red refused: amber, premature pass, no tests →
 the red loop; green refused → the green loop); any other end (stuck, out of turns or
 budget, a hanging or crashing suite, the provider unavailable) stops the cycle and goes
-to the review with the reason. Nothing a model cannot fix is retried.
+to the review with the reason. Nothing a model cannot fix is retried. With a plan task
+(``options["task"]``) every commit also carries its ``GSD-Task`` trailer.
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ class CycleRun:
         return self.stopped is None and all(s.holds for s in self.steps if s.report)
 
 
-def cycle_steps(refactor: bool) -> tuple[str, ...]:
-    return STEPS if refactor else STEPS[:2]
+def cycle_steps(refactor: bool, start: str = "red") -> tuple[str, ...]:
+    """The steps from ``start`` (green: a plan task whose red is already committed)."""
+    steps = STEPS if refactor else STEPS[:2]
+    return steps[steps.index(start) :]
 
 
 def worktree_config(config: Config, user_root: Path, python: str | None = None) -> Config:
@@ -126,12 +129,12 @@ def run_steps(
         if not report.holds:
             run.stopped = f"{name}: {report.end.message}"
             break
-        step.commit = _commit(repo, config, spec, report)
+        step.commit = _commit(repo, config, spec, report, options.get("task"))
     return run
 
 
-def _commit(repo: Repo, config: Config, spec: Spec, report: RunReport) -> str:
-    from tddgit.commands.phase import CommitFailed, attach_evidence, commit_step
+def _commit(repo: Repo, config: Config, spec: Spec, report: RunReport, task: str | None) -> str:
+    from tddgit.commands.phase import CommitFailed, attach_evidence, commit_step, task_trailer
     from tddgit.evidence import cache_put
 
     evidence = report.evidence()
@@ -145,8 +148,9 @@ def _commit(repo: Repo, config: Config, spec: Spec, report: RunReport) -> str:
     evidence = dataclasses.replace(evidence, agent=agent)
     cache_put(repo, evidence)
     suffix = {"red": "tests", "green": "implementation", "refactor": "refactor"}[report.phase]
-    trailers = [f"GSD-Phase: {report.phase}", f"GSD-Agent: {report.model}"]
-    message = (f"{spec.spec_id}: {spec.title} ({suffix})",)
+    trailers = [f"GSD-Phase: {report.phase}", f"GSD-Agent: {report.model}", *task_trailer(task)]
+    title = f"{spec.task.id} {spec.task.title}" if spec.task else spec.title
+    message = (f"{spec.spec_id}: {title} ({suffix})",)
     commit = commit_step(
         repo, report.phase, trailers, message, None, None, False, True, False, True
     )

@@ -77,12 +77,20 @@ def _append(repo: GitRepo, path: str, text: str) -> None:
     repo.add(path)
 
 
+def _write_plan(root: Path) -> None:
+    plans = root / ".tddgit" / "plans" / "calc"
+    plans.mkdir(parents=True)
+    (plans / "plan.json").write_text(SAMPLE.dumps())
+
+
 @pytest.fixture(scope="session")
-def _tracked_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """IMPL-1: red, green, refactor; IMPL-2: red, green; IMPL-3: red through tddgit, then a
-    green by plain `git commit` with both trailers and no evidence. All real gates."""
+def _tracked_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """IMPL-1: red, green, refactor (a copy is kept at that point: "impl1"); IMPL-2: red,
+    green; IMPL-3: red through tddgit, then a green by plain `git commit` with both
+    trailers and no evidence ("tracked"). All real gates; SAMPLE's plan.json untracked."""
     with isolated_git(tmp_path_factory.mktemp("plans-home")):
-        root = tmp_path_factory.mktemp("plans") / "repo"
+        base = tmp_path_factory.mktemp("plans")
+        root = base / "repo"
         root.mkdir()
         repo = GitRepo(root)
         repo.git("init", "-q")
@@ -97,6 +105,8 @@ def _tracked_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 calc.write_text(calc.read_text().replace("return a - b", "return a + -b"))
                 repo.add("calc.py")
                 repo.tddgit("refactor", "--task", "IMPL-1", "-m", "sub: tidy", check=True)
+                shutil.copytree(root, base / "impl1", symlinks=True)
+                _write_plan(base / "impl1")
         _append(repo, "tests/test_calc.py", TEST_STEPS["div"])
         repo.tddgit("red", "--task", "IMPL-3", "-m", "div: test", check=True)
         _append(repo, "calc.py", CALC_STEPS["div"])
@@ -104,15 +114,22 @@ def _tracked_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "commit", "-q", "-m", "div: implement",
             "--trailer", "GSD-Phase: green", "--trailer", "GSD-Task: IMPL-3",
         )  # fmt: skip
-        plans = root / ".tddgit" / "plans" / "calc"
-        plans.mkdir(parents=True)
-        (plans / "plan.json").write_text(SAMPLE.dumps())
-        return root
+        _write_plan(root)
+        return {"tracked": root, "impl1": base / "impl1"}
 
 
 @pytest.fixture
-def tracked(_tracked_build: Path, tmp_path: Path) -> Iterator[GitRepo]:
+def tracked(_tracked_build: dict[str, Path], tmp_path: Path) -> Iterator[GitRepo]:
     """A copy of the tracked repository, free to change."""
     root = tmp_path / "tracked"
-    shutil.copytree(_tracked_build, root, symlinks=True)
+    shutil.copytree(_tracked_build["tracked"], root, symlinks=True)
+    yield GitRepo(root)
+
+
+@pytest.fixture
+def impl1(_tracked_build: dict[str, Path], tmp_path: Path) -> Iterator[GitRepo]:
+    """A copy of the repository when IMPL-1 (sub) was complete: red, green and refactor,
+    with evidence; IMPL-2 (mul) depends on it, IMPL-3 (div) on IMPL-2."""
+    root = tmp_path / "impl1"
+    shutil.copytree(_tracked_build["impl1"], root, symlinks=True)
     yield GitRepo(root)
