@@ -95,10 +95,11 @@ def run_audit(
     if repo.head() is None and options.revs == ("HEAD",):
         notes = [*history_notes(repo), "the repository has no commits yet"]
         return _report(rng, [], [], [], [], notes, __version__)
-    # A path filter selects the commits reported; their phases, cycles and findings come
-    # from the whole lineage (a green's red is often in another file).
+    # Paths, dates and an author select the commits reported; their phases, cycles and
+    # findings come from the whole lineage (a green's red is often in another file, made
+    # by someone else, or before the date).
     selected = None
-    if options.paths:
+    if options.paths or options.since or options.until or options.author:
         selected = touching(
             repo,
             options.revs,
@@ -112,9 +113,6 @@ def run_audit(
         open_history(
             repo,
             options.revs,
-            since=options.since,
-            until=options.until,
-            author=options.author,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
         ) as commits,

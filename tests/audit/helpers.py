@@ -89,10 +89,13 @@ def note(
     repo.git("notes", "--ref=tddgit", "add", "-f", "-m", raw, sha)
 
 
-def audit(repo: GitRepo | Path, *revs: str, paths: tuple[str, ...] = ()) -> AuditReport:
+def audit(
+    repo: GitRepo | Path, *revs: str, paths: tuple[str, ...] = (), **select: str
+) -> AuditReport:
+    """The audit of ``revs`` (HEAD); ``select`` takes ``since``, ``until``, ``author``."""
     root = repo.root if isinstance(repo, GitRepo) else repo
     r = find_repo(root)
-    options = AuditOptions(revs=revs or ("HEAD",), paths=paths)
+    options = AuditOptions(revs=revs or ("HEAD",), paths=paths, **select)
     report = run_audit(r, load_config(r.root), options)
     # The metrics counted as the pass made the records (reverts included) are the ones
     # counted from the final records.

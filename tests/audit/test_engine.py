@@ -386,6 +386,34 @@ def test_path_filter_reports_its_commits_judged_on_the_whole_lineage(repo):
     assert only.metrics["conformance"] == whole.metrics["conformance"]
 
 
+def test_author_and_date_filters_report_their_commits_judged_on_the_whole_lineage(repo):
+    # Pairing: Bob writes each failing test, Ada makes it pass. Ada's greens close Bob's
+    # reds; selecting Ada's commits (or the last ones by date) must not cut the reds out
+    # of the lineage and call every green a green without red.
+    s = Steps(repo)
+    bob, ada = "Bob <bob@example.com>", "Ada <ada@example.com>"
+
+    def amend(author: str) -> None:
+        date = {"GIT_COMMITTER_DATE": when(s.minute)}  # --since reads the committer date
+        repo.git("commit", "-q", "--amend", "--no-edit", f"--author={author}", env=date)
+
+    for i in range(3):
+        s.commit(f"red: case {i}", {"test_roman.py": f"def test_{i}():\n    assert {i}\n"})
+        amend(bob)
+        s.commit(f"green: case {i}", {"roman.py": f"N = {i}\n"})
+        amend(ada)
+    whole = audit(repo)
+    assert whole.findings == []
+    for only in (audit(repo, author="ada@"), audit(repo, since=when(25).split()[0])):
+        shown = [c.subject for c in only.commits]
+        assert "green: case 2" in shown and "red: case 0" not in shown
+        assert only.findings == []
+        assert all(c.phase == "green" or c.subject.startswith("red") for c in only.commits)
+        greens = [c for c in only.commits if c.phase == "green"]
+        assert greens and all(c.cycle is not None for c in greens)
+        assert all(c.status == "complete" for c in only.cycles)
+
+
 def test_shallow_boundary_commit_is_not_judged(repo, tmp_path):
     s = Steps(repo)
     s.commit("add widget", {"src/widget.py": "def size():\n    return 3\n"})
