@@ -156,6 +156,10 @@ def run_audit(
                 # process finishes the pass, computes the metrics and writes the rest.
                 prerender.start((("commits", auditor.records),), *options.prerender_json)
             findings, cycles = auditor.finish()
+            if evidence:
+                from tddgit.audit.rebased import rejudge
+
+                findings = rejudge(repo, findings, evidence, _record_of(auditor))
             blobs.hang_up()  # git exits on its own while the report is made
             if spool is not None:
                 spool.close(auditor.records)
@@ -180,6 +184,16 @@ def run_audit(
         extra = [f for check in options.post_checks for f in check(report)]
         report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
+
+
+def _record_of(auditor: Auditor) -> Callable[[str], CommitRecord | None]:
+    at, records = auditor.positions(), auditor.records
+
+    def record_of(sha: str) -> CommitRecord | None:
+        i = at.get(sha)
+        return None if i is None else records[i]
+
+    return record_of
 
 
 def _spool_wanted(options: AuditOptions) -> bool:

@@ -107,6 +107,15 @@ RULES: dict[str, Rule] = {
             "re-run the step through tddgit so the evidence matches the commit",
         ),
         Rule(
+            "evidence-rebased",
+            "note",
+            "Evidence from another base",
+            "a rebase or cherry-pick moved the step onto another base: its evidence was "
+            "judged on the tree before, for the same change, and its tests have not run on "
+            "this tree",
+            "run `tddgit audit --verify` to re-run the step on this tree",
+        ),
+        Rule(
             "over-mocking",
             "warning",
             "Test with too many mocks",

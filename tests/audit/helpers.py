@@ -58,6 +58,7 @@ def note(
     targets: list[dict[str, Any]] | None = None,
     *,
     tree: str | None = None,
+    parent: str | None = None,
     raw: str | None = None,
 ) -> None:
     """Attach a ``tddgit.evidence/1`` note to ``sha``, as the gates do."""
@@ -71,7 +72,7 @@ def note(
                 "schema": "tddgit.evidence/1",
                 "phase": phase,
                 "tree": tree,
-                "parent": None,
+                "parent": parent,
                 "runner": "pytest",
                 "command": ["pytest"],
                 "started": 1700000000.0,
