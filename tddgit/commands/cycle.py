@@ -34,7 +34,7 @@ PROMPT = "Type approve to merge, abort to discard"
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
-    help="Start no further step once the estimated cost (USD) is over this.",
+    help="Stop the cycle when its estimated cost (USD, all steps) reaches this.",
 )
 @click.option("--clean", is_flag=True, help="Only remove stale cycle worktrees, then exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
