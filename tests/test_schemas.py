@@ -85,7 +85,7 @@ def test_detect_json(cycle: GitRepo) -> None:
 
 def test_audit_schema_names_every_rule() -> None:
     # A finding of a rule the schema does not list would make a valid report invalid.
-    from tddgit.audit.rules import RULES
+    from tddgit.audit.ruleset import RULES
 
     schema = json.loads((SCHEMAS / "audit.schema.json").read_text())
     rule = schema["properties"]["findings"]["items"]["properties"]["rule"]
