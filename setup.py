@@ -35,6 +35,7 @@ HOT_MODULES = [
     "tddgit/audit/state.py",
     "tddgit/audit/phases.py",
     "tddgit/audit/rules.py",
+    "tddgit/audit/afterfact.py",
 ]
 # The compile's type check must not depend on what pip's isolated build environment holds
 # (mypy and setuptools; not click, rich or PyYAML, nor their types). So:
@@ -45,7 +46,7 @@ HOT_MODULES = [
 # --follow-imports=silent: the modules the hot ones import are read for their types, but
 #   their own diagnostics never decide whether the audit compiles.
 MYPYC_FLAGS = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]
-# group_name (mypy >= 1.17): the runtime shared by the five modules is
+# group_name (mypy >= 1.17): the runtime shared by the compiled modules is
 # ``tddgit_audit__mypyc``, a stable name instead of a hash of the module list.
 MYPYC_OPTIONS = {"opt_level": "3", "group_name": "tddgit_audit"}
 

@@ -81,3 +81,12 @@ def test_detect_json(cycle: GitRepo) -> None:
     data = json.loads(proc.stdout)
     validate("detect.schema.json", data)
     assert any(f["rule"] == "over-mocking" for f in data["findings"])
+
+
+def test_audit_schema_names_every_rule() -> None:
+    # A finding of a rule the schema does not list would make a valid report invalid.
+    from tddgit.audit.ruleset import RULES
+
+    schema = json.loads((SCHEMAS / "audit.schema.json").read_text())
+    rule = schema["properties"]["findings"]["items"]["properties"]["rule"]
+    assert sorted(rule["enum"]) == sorted(RULES)

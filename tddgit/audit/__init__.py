@@ -95,10 +95,11 @@ def run_audit(
     if repo.head() is None and options.revs == ("HEAD",):
         notes = [*history_notes(repo), "the repository has no commits yet"]
         return _report(rng, [], [], [], [], notes, __version__)
-    # A path filter selects the commits reported; their phases, cycles and findings come
-    # from the whole lineage (a green's red is often in another file).
+    # Paths, dates and an author select the commits reported; their phases, cycles and
+    # findings come from the whole lineage (a green's red is often in another file, made
+    # by someone else, or before the date).
     selected = None
-    if options.paths:
+    if options.paths or options.since or options.until or options.author:
         selected = touching(
             repo,
             options.revs,
@@ -112,9 +113,6 @@ def run_audit(
         open_history(
             repo,
             options.revs,
-            since=options.since,
-            until=options.until,
-            author=options.author,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
         ) as commits,
@@ -158,6 +156,10 @@ def run_audit(
                 # process finishes the pass, computes the metrics and writes the rest.
                 prerender.start((("commits", auditor.records),), *options.prerender_json)
             findings, cycles = auditor.finish()
+            if evidence:
+                from tddgit.audit.rebased import rejudge
+
+                findings = rejudge(repo, findings, evidence, _record_of(auditor))
             blobs.hang_up()  # git exits on its own while the report is made
             if spool is not None:
                 spool.close(auditor.records)
@@ -182,6 +184,16 @@ def run_audit(
         extra = [f for check in options.post_checks for f in check(report)]
         report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
+
+
+def _record_of(auditor: Auditor) -> Callable[[str], CommitRecord | None]:
+    at, records = auditor.positions(), auditor.records
+
+    def record_of(sha: str) -> CommitRecord | None:
+        i = at.get(sha)
+        return None if i is None else records[i]
+
+    return record_of
 
 
 def _spool_wanted(options: AuditOptions) -> bool:

@@ -12,6 +12,7 @@ import gc
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from tddgit.audit.afterfact import TestAfterIndex
 from tddgit.audit.model import (
     PHASES,
     CommitRecord,
@@ -29,7 +30,7 @@ from tddgit.audit.phases import (
     reverted_commit,
     trailer_phase,
 )
-from tddgit.audit.rules import CommitView, StubJudge, TestAfterIndex, active_checks, checks_for
+from tddgit.audit.rules import CommitView, StubJudge, active_checks, checks_for
 from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
 from tddgit.model import Commit, FileChange
 from tddgit.plans import TASK_TRAILER as TASK_KEY

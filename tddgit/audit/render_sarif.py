@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from tddgit.audit.model import AuditReport, Finding
-from tddgit.audit.rules import RULES
+from tddgit.audit.ruleset import RULES
 from tddgit.sarif import SarifResult, SarifRule, rule_name, sarif_log
 
 

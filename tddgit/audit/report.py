@@ -138,6 +138,7 @@ class _Lines:
         self._files: dict[tuple[int, str], str] = {}
         self._middles: dict[tuple[str | None, str, str | None, str, str | None, bool], str] = {}
         self._keep: list[FileChange] = []  # what the ids above name, alive until the end
+        self._findings: dict[tuple[Any, ...], tuple[str, str]] = {}
 
     def _file(self, f: FileChange, kind: str) -> str:
         w = self.enc
@@ -190,6 +191,18 @@ class _Lines:
         return out
 
     def finding(self, f: Finding) -> str:
+        if f.data:
+            return self._finding(f)
+        # Most findings repeat all but their commit (``missing-evidence`` on every trailer
+        # without a note): the text around the commit is made once per combination.
+        key = (f.rule, f.severity, f.message, f.files, f.related)
+        around = self._findings.get(key)
+        if around is None:
+            head, _, tail = self._finding(f).partition(f.commit)
+            around = self._findings[key] = (head, tail)
+        return around[0] + f.commit + around[1]
+
+    def _finding(self, f: Finding) -> str:
         w = self.enc
         data = f',"data":{self.dumps(dict(f.data))}' if f.data else ""
         return (

@@ -1,11 +1,10 @@
-"""Every audit rule in one place: its id, severity, explanation, fix, and its check.
+"""The audit's checks: each sees one commit and yields findings.
 
 A check sees one commit (``CommitView``: the commit, the phase the audit gave it, its
-files split by kind, the lineage state before it, its evidence) and yields findings.
-``test-after-fact`` keeps an index across commits (``TestAfterIndex``). The three
-detector rules (``over-mocking``, ``broad-assertion``, ``yagni``) are registered here
-already so their ids are stable and ``--fail-on`` accepts them; their checks arrive with
-the detectors through ``register_check``. docs/rules.md explains each rule to users.
+files split by kind, the lineage state before it, its evidence) and yields findings of
+the rules in ``tddgit.audit.ruleset``. ``test-after-fact`` keeps an index across commits
+(``tddgit.audit.afterfact``). The detector rules' checks arrive with the detectors through
+``register_check``. docs/rules.md explains each rule to users.
 """
 
 from __future__ import annotations
@@ -17,121 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from tddgit.audit.model import Finding
-from tddgit.audit.naming import Key, imported_keys, production_key, test_key
+from tddgit.audit.ruleset import RULES
 from tddgit.model import Commit, FileChange, Light, Outcome
 
 if TYPE_CHECKING:
     from tddgit.audit.state import State
     from tddgit.blobs import BlobReader
     from tddgit.evidence import Evidence, EvidenceError
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    severity: str  # error | warning | note
-    title: str
-    why: str
-    fix: str
-    implemented: bool = True
-
-
-RULES: dict[str, Rule] = {
-    r.id: r
-    for r in (
-        Rule(
-            "pre-test-code",
-            "warning",
-            "Production code without a failing test",
-            "production code was added with no open red and no test change (stubs allowed), "
-            "or a red step added more than stubs",
-            "write the failing test first (tddgit red), then the code (tddgit green)",
-        ),
-        Rule(
-            "green-without-red",
-            "error",
-            "Green step without a red one",
-            "a commit declares green but its lineage has no open red to make pass",
-            "start each cycle with a red step that fails for the right reason",
-        ),
-        Rule(
-            "test-after-fact",
-            "warning",
-            "Test written after the code",
-            "a test file was created after the production file it tests (by name or import)",
-            "write the test before the production file, in a red step",
-        ),
-        Rule(
-            "test-edited-in-green",
-            "warning",
-            "Green step edited the red's tests",
-            "a green step changed the test files of its red, so the test may have been "
-            "bent to the code",
-            "keep the red's tests unchanged in green; change tests in a new red or a refactor",
-        ),
-        Rule(
-            "refactor-changes-tests",
-            "warning",
-            "Refactor changed tests and code together",
-            "a refactor step touched test and production files in one commit",
-            "refactor one side at a time, keeping the other as the safety net",
-        ),
-        Rule(
-            "tests-removed",
-            "warning",
-            "Refactor removed tests",
-            "a test-side refactor removed test ids that passed at the previous step "
-            "(renamed, merged, parametrized or deleted)",
-            "check that the tests that replace them check the same behaviour",
-        ),
-        Rule(
-            "refactor-while-red",
-            "error",
-            "Refactor with a failing test",
-            "a refactor step was made while a red was still open",
-            "make the red pass first (green), then refactor",
-        ),
-        Rule(
-            "missing-evidence",
-            "warning",
-            "Declared phase without evidence",
-            "a commit carries a GSD-Phase trailer but no tddgit evidence note",
-            "commit through tddgit red/green/refactor or the hooks; fetch refs/notes/tddgit",
-        ),
-        Rule(
-            "evidence-contradiction",
-            "error",
-            "Evidence contradicts the commit",
-            "the evidence note is invalid, was recorded for another phase or tree, or its "
-            "targets did not show what the phase claims",
-            "re-run the step through tddgit so the evidence matches the commit",
-        ),
-        Rule(
-            "over-mocking",
-            "warning",
-            "Test with too many mocks",
-            "a test uses more mocks than antipatterns.max_mocks",
-            "test through real collaborators or split the unit",
-            implemented=False,
-        ),
-        Rule(
-            "broad-assertion",
-            "warning",
-            "Test asserts too much or nothing",
-            "a test asserts on many subjects, on a constant, or not at all",
-            "one behaviour per test, with an assertion that can fail",
-            implemented=False,
-        ),
-        Rule(
-            "yagni",
-            "note",
-            "Code no test needs",
-            "a green step added production code that no test executes",
-            "add only the code the red's tests need",
-            implemented=False,
-        ),
-    )
-}
 
 
 def finding(
@@ -380,8 +271,8 @@ def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
             finding(
                 "refactor-changes-tests",
                 v.sha,
-                f"refactor changes {_count(len(v.tests), 'test file')} and "
-                f"{_count(len(v.prods), 'production file')} in one step",
+                f"refactor changes {count(len(v.tests), 'test file')} and "
+                f"{count(len(v.prods), 'production file')} in one step",
                 files=files,
             )
         )
@@ -548,114 +439,7 @@ def checks_for(checks: Sequence[Check], phase: str | None, proven: bool) -> tupl
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class _Created:
-    sha: str
-    index: int
-    time: int
-    path: str
-
-
-class TestAfterIndex:
-    """``test-after-fact``: production files created before any test that matches them.
-
-    Every path is keyed once (``tddgit.audit.naming``), so each commit costs O(files).
-    """
-
-    __test__ = False  # not a pytest test class
-
-    def __init__(self) -> None:
-        self.pending: dict[Key, _Created] = {}  # production files no test matches yet
-        self.tested: set[Key] = set()
-        self._test_keys: dict[str, Key | None] = {}  # paths repeat: key each one once
-        self._prod_keys: dict[str, Key | None] = {}
-
-    def _tkey(self, path: str) -> Key | None:
-        try:
-            return self._test_keys[path]
-        except KeyError:
-            key = self._test_keys[path] = test_key(path)
-            return key
-
-    def _pkey(self, path: str) -> Key | None:
-        try:
-            return self._prod_keys[path]
-        except KeyError:
-            key = self._prod_keys[path] = production_key(path)
-            return key
-
-    def observe(
-        self, v: CommitView, index: int, read_text: Callable[[str, str], str | None]
-    ) -> list[Finding]:
-        c = v.commit
-        out: list[Finding] = []
-        keys: list[Key] = []
-        for f in v.tests:
-            key = self._tkey(f.path)
-            found = self.pending.pop(key, None) if key else None
-            if found is None and f.status == "A" and self.pending:
-                found = self._by_import(c.sha, f.path, read_text)
-            if found is not None and f.status in ("A", "C"):
-                out.append(self._finding(c, index, f.path, found))
-            if key:
-                keys.append(key)
-        self.tested.update(keys)
-        for f in v.prods:
-            self._production(f, c, index)
-        return out
-
-    def _production(self, f: FileChange, c: Commit, index: int) -> None:
-        key = self._pkey(f.path)
-        if f.status == "R" and f.old_path:
-            old = self._pkey(f.old_path)
-            moved = self.pending.pop(old, None) if old else None
-            if moved is not None and key and key not in self.tested:
-                self.pending[key] = moved
-        elif f.status in ("A", "C") and key and key not in self.tested:
-            self.pending.setdefault(key, _Created(c.sha, index, c.author_time, f.path))
-        elif f.status == "D" and key:
-            gone = self.pending.get(key)
-            if gone is not None and gone.path == f.path:
-                del self.pending[key]
-
-    def _by_import(
-        self, sha: str, path: str, read_text: Callable[[str, str], str | None]
-    ) -> _Created | None:
-        parts = test_key(path) or production_key(path)
-        if parts is None or parts[1] not in ("py", "js", "jvm"):
-            return None
-        text = read_text(sha, path)
-        if not text:
-            return None
-        for key in sorted(imported_keys(text, parts[1])):
-            if key in self.pending:
-                return self.pending.pop(key)
-        return None
-
-    @staticmethod
-    def _finding(c: Commit, index: int, test_path: str, prod: _Created) -> Finding:
-        lag_commits = index - prod.index
-        lag_seconds = max(0, c.author_time - prod.time)
-        return finding(
-            "test-after-fact",
-            c.sha,
-            f"{test_path} was created {_count(lag_commits, 'commit')} and {_human(lag_seconds)} "
-            f"after {prod.path}",
-            related=(prod.sha,),
-            files=(test_path, prod.path),
-            data={"lag_commits": lag_commits, "lag_seconds": lag_seconds},
-        )
-
-
-def _human(seconds: int) -> str:
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = seconds // size
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
-
-
-def _count(n: int, noun: str) -> str:
+def count(n: int, noun: str) -> str:
     """``1 commit``, ``7 commits`` (kept here: the audit's compiled modules import no
     console code)."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -32,7 +32,7 @@ class _AuditCommand(click.Command):
 def _rule_list(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
-    from tddgit.audit.rules import RULES
+    from tddgit.audit.ruleset import RULES
 
     names = tuple(n.strip() for n in value.split(",") if n.strip())
     unknown = [n for n in names if n not in RULES]

@@ -47,7 +47,7 @@ class Target:
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
-    help="Start no further step once the estimated cost (USD) is over this.",
+    help="Stop the cycle when its estimated cost (USD, all steps) reaches this.",
 )
 @click.option(
     "--plan",

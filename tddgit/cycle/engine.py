@@ -88,19 +88,16 @@ def run_steps(
     progress: Progress,
 ) -> CycleRun:
     """Run ``names`` in order in the worktree ``repo``; stop at the first that does not hold."""
+    from tddgit.agent.loop import COST
     from tddgit.agent.phases import PHASES
     from tddgit.agent.run import RunOptions, run_phase
 
     run = CycleRun()
     max_cost = options.get("max_cost")
     for name in names:
+        # Each step gets what is left of the cycle's budget, enforced after every reply: a
+        # step that reaches it stops there (and does not hold), so no step starts over it.
         spent = run.cost()
-        if max_cost is not None and spent is not None and spent > max_cost and run.steps:
-            run.stopped = (
-                f"{name}: not started: the cycle's estimated cost ~${spent:.4f} is over "
-                f"--max-cost ${max_cost:g}"
-            )
-            break
         phase = PHASES.get(name)
         if phase is None:
             run.unavailable = name
@@ -115,7 +112,14 @@ def run_steps(
                 repo,
                 config,
                 phase,
-                RunOptions(spec, (), options.get("model"), options.get("max_turns"), cwd=repo.root),
+                RunOptions(
+                    spec,
+                    (),
+                    options.get("model"),
+                    options.get("max_turns"),
+                    max_cost=None if max_cost is None else max(max_cost - (spent or 0.0), 1e-9),
+                    cwd=repo.root,
+                ),
                 progress,
             )
         except UsageError:
@@ -128,6 +132,8 @@ def run_steps(
         run.steps.append(step)
         if not report.holds:
             run.stopped = f"{name}: {report.end.message}"
+            if report.end.status == COST and max_cost is not None:
+                run.stopped += f" (what was left of the cycle's --max-cost ${max_cost:g})"
             break
         step.commit = _commit(repo, config, spec, report, options.get("task"))
     return run

@@ -58,6 +58,7 @@ def note(
     targets: list[dict[str, Any]] | None = None,
     *,
     tree: str | None = None,
+    parent: str | None = None,
     raw: str | None = None,
 ) -> None:
     """Attach a ``tddgit.evidence/1`` note to ``sha``, as the gates do."""
@@ -71,7 +72,7 @@ def note(
                 "schema": "tddgit.evidence/1",
                 "phase": phase,
                 "tree": tree,
-                "parent": None,
+                "parent": parent,
                 "runner": "pytest",
                 "command": ["pytest"],
                 "started": 1700000000.0,
@@ -89,10 +90,13 @@ def note(
     repo.git("notes", "--ref=tddgit", "add", "-f", "-m", raw, sha)
 
 
-def audit(repo: GitRepo | Path, *revs: str, paths: tuple[str, ...] = ()) -> AuditReport:
+def audit(
+    repo: GitRepo | Path, *revs: str, paths: tuple[str, ...] = (), **select: str
+) -> AuditReport:
+    """The audit of ``revs`` (HEAD); ``select`` takes ``since``, ``until``, ``author``."""
     root = repo.root if isinstance(repo, GitRepo) else repo
     r = find_repo(root)
-    options = AuditOptions(revs=revs or ("HEAD",), paths=paths)
+    options = AuditOptions(revs=revs or ("HEAD",), paths=paths, **select)
     report = run_audit(r, load_config(r.root), options)
     # The metrics counted as the pass made the records (reverts included) are the ones
     # counted from the final records.

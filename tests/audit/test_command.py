@@ -10,8 +10,8 @@ from tests.audit.helpers import Steps, note
 
 RULE_IDS = (
     "pre-test-code, green-without-red, test-after-fact, test-edited-in-green, "
-    "refactor-changes-tests, tests-removed, refactor-while-red, missing-evidence, evidence-contradiction, "
-    "over-mocking, broad-assertion, yagni"
+    "refactor-changes-tests, tests-removed, refactor-while-red, missing-evidence, "
+    "evidence-contradiction, evidence-rebased, over-mocking, broad-assertion, yagni"
 )
 
 

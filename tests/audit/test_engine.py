@@ -99,6 +99,53 @@ def test_evidence_for_another_tree_phase_or_garbage(repo):
     assert by_subject(report)["refactor: a"].evidence.valid is False
 
 
+def test_evidence_carried_by_a_rebase_onto_a_new_base_is_no_contradiction(repo):
+    # A branch of test-first steps, each with its gate's evidence, is rebased onto a main
+    # that moved (a file of the same module changed): git copies each note to the new
+    # commit (notes.rewriteRef), whose tree is not the one the gate judged. Its change is
+    # the same, so the audit says where the evidence comes from, not that it contradicts.
+    s = Steps(repo)
+    m = "def add(a, b):\n    return a + b\n"
+    base = s.commit("start", {"calc.py": m, "tests/test_calc.py": "def test_x():\n    pass\n"})
+    repo.git("branch", "-q", "-M", "main")
+    repo.git("switch", "-q", "-c", "feature")
+    test = "from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n"
+    red = s.commit("add sub", {"tests/test_sub.py": test}, phase="red")
+    sub = m + "\n\ndef sub(a, b):\n    return a - b\n"
+    green = s.commit("sub", {"calc.py": sub}, phase="green")
+    bad = s.commit("more", {"calc.py": sub + "\n\nX = 1\n"}, phase="refactor")
+    note(
+        repo,
+        red,
+        "red",
+        [{"id": "tests/test_sub.py::test_sub", "outcome": "failed", "cause": "not-implemented"}],
+        parent=base,
+    )
+    note(repo, green, "green", parent=red)
+    # the refactor's note was judged on another change than the commit makes
+    note(
+        repo, bad, "refactor", tree=repo.git("rev-parse", f"{green}^{{tree}}").strip(), parent=base
+    )
+    repo.git("switch", "-q", "main")
+    s.commit("docs", {"README.md": "calc\n", "calc.py": "# calc\n" + m})
+    repo.git("switch", "-q", "feature")
+    repo.git("config", "notes.rewriteRef", "refs/notes/tddgit")
+    repo.git("rebase", "-q", "main")
+    assert repo.git("notes", "--ref=tddgit", "list", "HEAD~2").strip()  # the note followed
+    report = audit(repo)
+    new_red, new_green, new_bad = (repo.git("rev-parse", f"HEAD~{i}").strip() for i in (2, 1, 0))
+    mine = [f for f in report.findings if f.commit in (new_red, new_green, new_bad)]
+    got = [(f.rule, f.severity, f.commit) for f in mine]
+    assert got == [
+        ("evidence-rebased", "note", new_red),
+        ("evidence-rebased", "note", new_green),
+        ("evidence-contradiction", "error", new_bad),
+    ]
+    assert "another base" in mine[0].message
+    assert mine[0].data["judged_tree"] == repo.git("rev-parse", f"{red}^{{tree}}").strip()
+    assert [c.status for c in report.cycles] == ["complete"]
+
+
 def test_messages_and_files_without_trailers(repo):
     s = Steps(repo)
     s.commit("add widget", {"src/widget.py": "def size():\n    return 3\n"})
@@ -384,6 +431,34 @@ def test_path_filter_reports_its_commits_judged_on_the_whole_lineage(repo):
     assert [c.status for c in only.cycles] == ["complete"] * 3
     assert [c.cycle for c in only.commits] == [0, 0, 1, 1, 2, 2]
     assert only.metrics["conformance"] == whole.metrics["conformance"]
+
+
+def test_author_and_date_filters_report_their_commits_judged_on_the_whole_lineage(repo):
+    # Pairing: Bob writes each failing test, Ada makes it pass. Ada's greens close Bob's
+    # reds; selecting Ada's commits (or the last ones by date) must not cut the reds out
+    # of the lineage and call every green a green without red.
+    s = Steps(repo)
+    bob, ada = "Bob <bob@example.com>", "Ada <ada@example.com>"
+
+    def amend(author: str) -> None:
+        date = {"GIT_COMMITTER_DATE": when(s.minute)}  # --since reads the committer date
+        repo.git("commit", "-q", "--amend", "--no-edit", f"--author={author}", env=date)
+
+    for i in range(3):
+        s.commit(f"red: case {i}", {"test_roman.py": f"def test_{i}():\n    assert {i}\n"})
+        amend(bob)
+        s.commit(f"green: case {i}", {"roman.py": f"N = {i}\n"})
+        amend(ada)
+    whole = audit(repo)
+    assert whole.findings == []
+    for only in (audit(repo, author="ada@"), audit(repo, since=when(25).split()[0])):
+        shown = [c.subject for c in only.commits]
+        assert "green: case 2" in shown and "red: case 0" not in shown
+        assert only.findings == []
+        assert all(c.phase == "green" or c.subject.startswith("red") for c in only.commits)
+        greens = [c for c in only.commits if c.phase == "green"]
+        assert greens and all(c.cycle is not None for c in greens)
+        assert all(c.status == "complete" for c in only.cycles)
 
 
 def test_shallow_boundary_commit_is_not_judged(repo, tmp_path):

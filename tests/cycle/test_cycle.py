@@ -307,14 +307,35 @@ def test_approve_after_red_green_and_refactor(
         assert f"  {phase}: held" in out
 
 
-def test_max_cost_starts_no_further_step(
+def test_max_cost_bounds_the_whole_cycle_within_a_step(
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, all_phases: None
+) -> None:
+    # Each reply costs ~$0.0006: red's two spend $0.0012 of the $0.0015; green gets what is
+    # left, so its first reply already ends it (it does not run on to $0.0024).
+    from tests.agent.fakeapi import reply, tool
+    from tests.project import CALC_SUB
+
+    fake_api.push(
+        *red_step(),
+        reply(tool("write_file", path="calc.py", content=CALC_SUB)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = cycle(project, "specs/sub.yaml", "--max-cost", "0.0015", "--yes")
+    assert code == 1, out + err
+    assert len(fake_api.requests) == 3
+    assert "stopped: green: cost budget: ~$0.0006 spent in 1 turns" in out
+    assert "llm.max_cost is $0.0003 (what was left of the cycle's --max-cost $0.0015)" in out
+    assert "  red: held" in out
+
+
+def test_max_cost_stops_the_first_step_that_reaches_it(
     project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, all_phases: None
 ) -> None:
     fake_api.push(*red_step())
     code, out, err = cycle(project, "specs/sub.yaml", "--max-cost", "0.0001", "--yes")
     assert code == 1, out + err
-    assert "stopped: green: not started: the cycle's estimated cost ~$0.0012 is over" in out
-    assert "--max-cost $0.0001" in out
-    assert len(fake_api.requests) == 2  # red's two requests, none for green
-    assert "kept: a step did not hold; the branch tddgit/SPEC-SUB-1 is kept" in out
-    assert cycle_branches(project) == ["tddgit/SPEC-SUB-1"]
+    assert "stopped: red: cost budget: ~$0.0006 spent in 1 turns" in out
+    assert "llm.max_cost is $0.0001" in out
+    assert len(fake_api.requests) == 1  # red's first reply reached the budget
+    assert "nothing to merge: the cycle made no commit" in out
+    assert cycle_branches(project) == []
