@@ -85,11 +85,38 @@ def cycle_worktree(repo: Repo, spec_id: str, include: tuple[str, ...]) -> Iterat
             if tip.stdout.decode().strip() == base:
                 remove(repo, root)
                 repo.run("branch", "-D", "--quiet", branch, check=False)
+            else:
+                _say_kept(repo, base, branch)
         raise
     finally:
         if added:
             remove(repo, root)
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def _say_kept(repo: Repo, base: str, branch: str) -> None:
+    """An interrupted or failed cycle keeps the commits it made on its branch: say which,
+    and what can be done with them (nothing is merged)."""
+    from tddgit import console
+
+    phases = (
+        repo.run(
+            "log",
+            "--reverse",
+            "--format=%(trailers:key=GSD-Phase,valueonly,separator=)",
+            f"{base}..{branch}",
+            check=False,
+        )
+        .stdout.decode()
+        .split()
+    )
+    n = int(repo.git("rev-list", "--count", f"{base}..{branch}").strip() or 0)
+    what = f" ({', '.join(phases)})" if phases else ""
+    console.err(
+        f"cycle: stopped; the branch {branch} keeps {n} commit{'s' if n != 1 else ''}{what}, "
+        f"nothing was merged: review it with `git log -p {base[:10]}..{branch}`, merge it "
+        f"with `git merge --ff-only {branch}`, or delete it with `git branch -D {branch}`"
+    )
 
 
 def remove(repo: Repo, root: Path) -> None:

@@ -146,6 +146,10 @@ def test_sigterm_during_the_green_loop_removes_the_worktree(
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
     assert "cycle: green step" in err  # the red was committed in the worktree first
+    # the branch keeps that commit, and says so with what to do with it
+    assert project.git("rev-list", "--count", f"{head}..tddgit/SPEC-SUB-1").strip() == "1"
+    assert "cycle: stopped; the branch tddgit/SPEC-SUB-1 keeps 1 commit (red)" in err
+    assert "git branch -D tddgit/SPEC-SUB-1" in err
     assert not alive(test_pid)
     assert len(worktrees(project)) == 1
     assert list(tmpdir.glob("tddgit-cycle-*")) == []
