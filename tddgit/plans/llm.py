@@ -2,8 +2,9 @@
 deterministic one (YAML spec); tddgit's validator decides (docs/plans.md, "With a model").
 
 The exchange is one tool, ``submit_plan``, whose input schema is the plan's tasks as
-``plan.schema.json`` describes them, and the request forces that tool (``tool_choice``):
-the plan arrives as parsed JSON, never prose to pick apart. tddgit fills in what is not the
+``plan.schema.json`` describes them, and the request forces that tool (``tool_choice``;
+offered but not forced to a model that refuses forcing): the plan arrives as parsed JSON,
+never prose to pick apart. tddgit fills in what is not the
 model's to decide (schema, spec id and title, spec path, source, totals), runs the plan
 rules, and sends every problem line back as the tool's error result. Three tries in all.
 """
@@ -131,9 +132,10 @@ def plan_with_model(
     messages: list[dict[str, Any]] = [{"role": "user", "content": first_message(spec, draft)}]
     usage, found, status = Usage(), [Problem("$", "no plan")], "error"
     turn = 0
+    force = [True]  # until the model rejects a forced tool_choice
     try:
         for turn in range(1, TRIES + 1):
-            reply = _ask(provider, settings, messages, transcript, turn)
+            reply = _ask_forcing(provider, settings, messages, transcript, turn, force, progress)
             usage += reply.usage
             messages.append({"role": "assistant", "content": echo(reply)})
             if reply.stop_reason == "refusal":
@@ -177,12 +179,39 @@ def plan_with_model(
         transcript.close()
 
 
+def _ask_forcing(
+    provider: Provider,
+    settings: Settings,
+    messages: list[dict[str, Any]],
+    transcript: Transcript,
+    turn: int,
+    force: list[bool],
+    progress: Callable[[str], None],
+) -> Reply:
+    """The reply, the tool forced while the model takes that. Some models refuse a forced
+    ``tool_choice`` (HTTP 400): then the same request goes again with the tool offered but
+    not forced (a reply without the call is a problem the next try hears about)."""
+    if force[0]:
+        try:
+            return _ask(provider, settings, messages, transcript, turn, forced=True)
+        except Refused as exc:
+            said = exc.message.lower()
+            if "http 400" not in said or not ("tool_choice" in said or "forc" in said):
+                raise
+            force[0] = False
+            transcript.record("unforced", turn=turn, error=exc.message)
+            progress("plan: the model does not take a forced tool_choice: asking without it")
+    return _ask(provider, settings, messages, transcript, turn, forced=False)
+
+
 def _ask(
     provider: Provider,
     settings: Settings,
     messages: list[dict[str, Any]],
     transcript: Transcript,
     turn: int,
+    *,
+    forced: bool,
 ) -> Reply:
     request = Request(
         settings.model,
@@ -190,7 +219,7 @@ def _ask(
         list(messages),
         [tool_spec()],
         settings.max_tokens,
-        tool_choice={"type": "tool", "name": TOOL},
+        tool_choice={"type": "tool", "name": TOOL} if forced else None,
     )
     transcript.record("request", turn=turn, body=request.body())
     reply = provider.complete(request)

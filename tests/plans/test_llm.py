@@ -207,3 +207,21 @@ def test_a_spec_holding_a_secret_is_never_sent(calc: GitRepo, fake_api: FakeMess
     code, _, err = in_process(calc, "plan", "notes/idea.md", "--llm")
     assert code == 2 and "holds an Anthropic API key, so it is never sent" in err
     assert not fake_api.requests
+
+
+def test_a_model_that_rejects_forced_tool_use_is_asked_without_it(
+    calc: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    # Newer models answer a forced tool_choice with HTTP 400 ("Forced tool use returns an
+    # error"): the plan asks again, the tool offered but not forced, and keeps it so.
+    rejected = Status(
+        400, "invalid_request_error", "tool_choice forcing a tool is not supported by this model"
+    )
+    fake_api.push(rejected, submit(GOOD))
+    code, out, err = in_process(calc, "plan", "specs/calc.yaml", "--llm")
+    assert code == 0, err
+    forced, offered = (r.body for r in fake_api.requests)
+    assert forced["tool_choice"] == {"type": "tool", "name": "submit_plan"}
+    assert "tool_choice" not in offered and offered["messages"] == forced["messages"]
+    assert "the model does not take a forced tool_choice: asking without it" in err
+    assert (calc.root / OUT / "plan.json").exists()
