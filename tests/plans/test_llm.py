@@ -218,7 +218,7 @@ def test_a_model_that_rejects_forced_tool_use_is_asked_without_it(
         400, "invalid_request_error", "tool_choice forcing a tool is not supported by this model"
     )
     fake_api.push(rejected, submit(GOOD))
-    code, out, err = in_process(calc, "plan", "specs/calc.yaml", "--llm")
+    code, _, err = in_process(calc, "plan", "specs/calc.yaml", "--llm")
     assert code == 0, err
     forced, offered = (r.body for r in fake_api.requests)
     assert forced["tool_choice"] == {"type": "tool", "name": "submit_plan"}
