@@ -155,6 +155,8 @@ def resolve_fixtures(chain: FixtureChain, requested: list[str]) -> list[Fixture]
 def body_mocks(
     func: FuncDef, aliases: Mapping[str, str], nodes: Sequence[ast.AST] | None = None
 ) -> list[str]:
+    """The mocks of one function: its patch decorators and the mocks its body creates
+    (``nodes``: its ``body_nodes`` when the caller has them already)."""
     kinds = patch_decorators(func.decorator_list, aliases)
     for node in body_nodes(func) if nodes is None else nodes:
         if isinstance(node, ast.Call):
@@ -183,6 +185,8 @@ def _setup_methods(
 def class_mocks(
     cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef], aliases: Mapping[str, str]
 ) -> list[str]:
+    """The mocks every test of a class gets: its patch decorators and those of its
+    set-up methods."""
     kinds = patch_decorators(cls.decorator_list, aliases)
     for method in _setup_methods(cls, classes).values():
         kinds += body_mocks(method, aliases)
