@@ -1,12 +1,12 @@
 """Configuration (PRODUCT.md §3): ``[tool.tddgit]`` in pyproject.toml or ``.tddgit.yaml``.
 
 Every key has a default; unknown keys and wrong types are errors naming the file and the
-key path. The effective configuration remembers where each value came from.
+key path (``config_file`` reads and checks a configuration file). The effective
+configuration remembers where each value came from.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -342,56 +342,6 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path.name}: cannot read: {exc.strerror}") from exc
 
 
-def _load_yaml(path: Path) -> Any:
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path.name}: cannot read: {exc}", f"fix {path.name}") from exc
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        where = ""
-        mark = getattr(exc, "problem_mark", None)
-        if mark is not None:
-            where = f" at line {mark.line + 1}, column {mark.column + 1}"
-        raise ConfigError(
-            f"{path.name}: malformed YAML{where}: {getattr(exc, 'problem', exc)}",
-            f"fix the syntax of {path.name}",
-        ) from exc
-
-
-def _yaml_cached(path: Path, cache_dir: Path | None) -> Any:
-    """The parsed YAML file, from a small JSON cache keyed by its size and mtime when one
-    matches: importing PyYAML alone costs more than a hook's whole budget allows."""
-    if cache_dir is None:
-        return _load_yaml(path)
-    import json
-
-    try:
-        st = path.stat()
-    except OSError:
-        return _load_yaml(path)
-    key = [str(path), st.st_size, st.st_mtime_ns]
-    cache = cache_dir / "config-cache.json"
-    try:
-        entry = json.loads(cache.read_text(encoding="utf-8"))
-        if isinstance(entry, dict) and entry.get("key") == key:
-            return entry.get("raw")
-    except (OSError, ValueError):
-        pass
-    raw = _load_yaml(path)
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".tmp-config-{os.getpid()}")
-        tmp.write_text(json.dumps({"key": key, "raw": raw}), encoding="utf-8")
-        os.replace(tmp, cache)  # atomic: readers see a whole entry or the old one
-    except (OSError, TypeError, ValueError):
-        pass  # unserialisable YAML (dates...) or a read-only git dir: just don't cache
-    return raw
-
-
 def find_config_file(
     root: Path, cache_dir: Path | None = None
 ) -> tuple[Path | None, dict[str, Any] | None]:
@@ -400,7 +350,9 @@ def find_config_file(
     for name in (".tddgit.yaml", ".tddgit.yml"):
         p = root / name
         if p.is_file():
-            found.append((p, _yaml_cached(p, cache_dir)))
+            from tddgit.config_file import yaml_cached
+
+            found.append((p, yaml_cached(p, cache_dir)))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         data = _load_toml(pyproject)
@@ -428,75 +380,6 @@ def find_config_file(
     return path, raw
 
 
-def _flatten(raw: Mapping[str, Any], file: str) -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in raw.items():
-        key = str(key)
-        if key in SECTIONS:
-            if not isinstance(value, dict):
-                raise ConfigError(
-                    f"{file}: `{key}` must be a table of keys, not {_tname(value)}",
-                    f"write it as [{key}] keys (see docs/configuration.md)",
-                )
-            for sub, subval in value.items():
-                flat[f"{key}.{sub}"] = subval
-        else:
-            flat[key] = value
-    return flat
-
-
-def _tname(value: Any) -> str:
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "a table",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def _check(spec: KeySpec, value: Any, file: str) -> Any:
-    def bad(expected: str) -> ConfigError:
-        return ConfigError(
-            f"{file}: `{spec.path}` must be {expected}, not {_tname(value)} ({value!r})",
-            f"fix `{spec.path}` ({spec.doc})",
-        )
-
-    kind = spec.kind
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise bad("true or false")
-        return value
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bad("a non-negative integer")
-        return value
-    if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise bad("a positive number")
-        return value
-    if kind == "globs":
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise bad("a list of glob strings")
-        return tuple(value)
-    if kind == "str?" and value is None:
-        return None
-    if value is False and spec.choices and "off" in spec.choices:
-        return "off"  # YAML 1.1 reads a bare `off` as false: take it as meant
-    if not isinstance(value, str) or not value:
-        raise bad("a non-empty string")
-    if spec.choices and value not in spec.choices:
-        raise ConfigError(
-            f"{file}: `{spec.path}` is {value!r}; expected one of: {', '.join(spec.choices)}",
-            f"set `{spec.path}` to one of those",
-        )
-    return value
-
-
 def load_config(root: Path, cache_dir: Path | None = None) -> Config:
     """Read and validate the configuration of the work tree at ``root``; ``cache_dir`` (in
     the git dir) may hold a parse cache of a YAML configuration."""
@@ -504,17 +387,7 @@ def load_config(root: Path, cache_dir: Path | None = None) -> Config:
     base = default_config()
     if path is None or raw is None:
         return Config(values=base.values, sources=base.sources, file=None, root=root)
-    fname = path.name
-    label = f"{fname} [tool.tddgit]" if fname == "pyproject.toml" else fname
-    values = dict(base.values)
-    sources = dict(base.sources)
-    for key, value in _flatten(raw, label).items():
-        spec = KEYS_BY_PATH.get(key)
-        if spec is None:
-            raise ConfigError(
-                f"{label}: unknown key `{key}`",
-                "remove it or fix its spelling (`tddgit config` lists the keys)",
-            )
-        values[key] = _check(spec, value, label)
-        sources[key] = fname
+    from tddgit.config_file import checked_values
+
+    values, sources = checked_values(raw, path.name, base)
     return Config(values=values, sources=sources, file=path, root=root)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,12 +17,10 @@ from tddgit.evidence import (
     cache_get,
     cache_put,
     parse_evidence,
-    read_all_notes,
-    read_note,
-    write_note,
 )
 from tddgit.git import find_repo
 from tddgit.model import Cause, Outcome, TestResult
+from tddgit.notes import read_all_notes, read_note, write_note
 from tests.conftest import GitRepo
 
 TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -160,3 +160,19 @@ def test_huge_note_is_skipped_not_loaded(repo: GitRepo, tmp_path: Path) -> None:
     bulk = read_all_notes(r)
     assert isinstance(bulk[c1], EvidenceError)
     assert bulk[c2] == make("green")  # the stream stays in step after the skipped blob
+
+
+def test_the_notes_names_still_import_from_evidence_and_load_only_when_asked() -> None:
+    """The audit, plans and cycle packages import NOTES_REF, read_note and read_all_notes
+    from tddgit.evidence; a hook that only reads the cache must not load tddgit.notes."""
+    probe = (
+        "import sys, tddgit.evidence as ev\n"
+        "assert 'tddgit.notes' not in sys.modules, 'loaded on import'\n"
+        "from tddgit.evidence import NOTES_REF, read_all_notes, read_note\n"
+        "import tddgit.notes as notes\n"
+        "assert (NOTES_REF, read_all_notes, read_note) == "
+        "(notes.NOTES_REF, notes.read_all_notes, notes.read_note)\n"
+        "assert not hasattr(ev, 'write_note')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

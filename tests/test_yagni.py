@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tddgit.model import LineCoverage
-from tddgit.runners.pycauses import merge_coverage, parse_probe
+from tddgit.runners.probelog import merge_coverage, parse_probe
 from tddgit.yagni import MIN_LINES, RATIO, Heuristic, added_code, ranges
 from tests.conftest import GitRepo
 from tests.project import CALC, stage_red, start_project

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from tddgit.config import Config
 from tddgit.errors import Refused
-from tddgit.evidence import evidence_for_commit
 from tddgit.gates import FIXES
 from tddgit.git import Repo
 from tddgit.lineage import allowed, state_at
+from tddgit.notes import evidence_for_commit
 from tddgit.staged import read_blob, tree_of
 
 

@@ -16,10 +16,11 @@ from tddgit import console, faults
 from tddgit.cli import app
 from tddgit.console import outcome_count
 from tddgit.errors import UsageError
-from tddgit.evidence import NOTES_REF, Evidence, cache_put, write_note
+from tddgit.evidence import Evidence, cache_put
 from tddgit.gates import Verdict, run_gate
 from tddgit.git import Repo
 from tddgit.model import Light
+from tddgit.notes import NOTES_REF, write_note
 from tddgit.plans import TASK_TRAILER
 
 PHASE_ENV = "TDDGIT_PHASE_COMMIT"  # set while tddgit itself runs `git commit`

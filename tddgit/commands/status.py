@@ -9,8 +9,9 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
-from tddgit.evidence import cache_get, evidence_for_commit
+from tddgit.evidence import cache_get
 from tddgit.lineage import state_at
+from tddgit.notes import evidence_for_commit
 from tddgit.paths import Classifier, Kind
 from tddgit.staged import staged_change, tree_of
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tddgit.detectors.js import Token, match_brackets, tokenize
+from tddgit.detectors.jstokens import Token, match_brackets, tokenize
 
 _NOT_NAMES = frozenset(
     {"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof", "await"}

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
-from tddgit.evidence import evidence_for_commit
 from tddgit.gates.ids import Comparison, Known, compare, complete, file_of, removal_reasons
 from tddgit.gates.records import Plan, Reason
 from tddgit.git import Repo
 from tddgit.model import RunResult
+from tddgit.notes import evidence_for_commit
 from tddgit.paths import Kind
 from tddgit.staged import StagedChange, tree_of
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
-from tddgit.evidence import evidence_for_commit
 from tddgit.gates.records import Plan, Reason
 from tddgit.git import Repo
 from tddgit.lineage import State, allowed
+from tddgit.notes import evidence_for_commit
 from tddgit.paths import Kind
 from tddgit.staged import StagedChange, diff_trees, read_blob, tree_of
 

@@ -195,7 +195,7 @@ def check_stop(facts: Facts, stop_hook_active: bool) -> Decision:
 
 
 def _open_red_targets(facts: Facts) -> list[str]:
-    from tddgit.evidence import evidence_for_commit
+    from tddgit.notes import evidence_for_commit
 
     ids: list[str] = []
     for commit in facts.state.open_reds:

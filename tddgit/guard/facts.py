@@ -54,7 +54,7 @@ class Facts:
     @cached_property
     def red_target_files(self) -> frozenset[str]:
         """The test files of the open reds' targets, from their evidence."""
-        from tddgit.evidence import evidence_for_commit
+        from tddgit.notes import evidence_for_commit
 
         files: set[str] = set()
         for commit in self.state.open_reds:

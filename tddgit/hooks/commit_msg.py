@@ -128,7 +128,8 @@ def _amended_note_holds(ctx: HookContext, tree: str, phase: str, parent: str | N
     """An amend that keeps HEAD's tree (a new message, author or date) is the step HEAD's
     note already proves; caching that evidence lets post-commit attach it to the new
     commit even where git is not set up to copy notes."""
-    from tddgit.evidence import EvidenceError, cache_put, read_note
+    from tddgit.evidence import EvidenceError, cache_put
+    from tddgit.notes import read_note
 
     assert ctx.head is not None
     try:

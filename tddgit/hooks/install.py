@@ -104,7 +104,7 @@ def _write_exec(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-NOTES_REF = "refs/notes/tddgit"  # = tddgit.evidence.NOTES_REF, without importing it
+NOTES_REF = "refs/notes/tddgit"  # = tddgit.notes.NOTES_REF, without importing it
 
 
 def follow_rewrites(repo: Repo) -> list[str]:

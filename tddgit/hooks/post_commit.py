@@ -38,7 +38,8 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
     if not values or len(parents) > 1 or values[-1] not in PHASES:
         return 0
     phase = values[-1]
-    from tddgit.evidence import cache_get, read_note, write_note
+    from tddgit.evidence import cache_get
+    from tddgit.notes import read_note, write_note
 
     parent = parents[0] if parents else None
     evidence = cache_get(ctx.repo, tree, phase)
@@ -66,7 +67,8 @@ def _copy_picked_note(ctx: HookContext, commit: str, phase: str) -> bool:
     post-commit with CHERRY_PICK_HEAD naming the picked commit: its evidence follows the
     copy, as ``notes.rewriteRef`` makes it follow a rebase. On another base the tree
     differs from the evidence's, which the audit reports."""
-    from tddgit.evidence import EvidenceError, read_note, write_note
+    from tddgit.evidence import EvidenceError
+    from tddgit.notes import read_note, write_note
 
     picked = ctx.picked()
     if picked is None or picked == commit:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tddgit.detectors import language_of
-from tddgit.detectors.js import Token, tokenize
+from tddgit.detectors.jstokens import Token, tokenize
 from tddgit.model import Cause, TestResult
 
 MAX_SOURCE = 1024 * 1024  # bytes of a test file or module read

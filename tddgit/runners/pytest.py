@@ -1,9 +1,10 @@
 """The pytest runner: the project's own pytest in a subprocess, observed by the probe plugin.
 
 pytest runs with ``-p tddgit_probe`` (``runners/_probe`` first on PYTHONPATH), which writes
-every collection and test report as JSON lines to a temporary file; ``pycauses`` turns
-those records into outcomes and causes. Nothing is read from pytest's human output except
-the one-line diagnostics shown in notes.
+every collection and test report as JSON lines to a temporary file; ``probelog`` reads
+those records back, ``pyresults`` turns them into outcomes and ``pycauses`` names the
+causes. Nothing is read from pytest's human output except the one-line diagnostics shown
+in notes.
 
 Selection: pytest refuses the whole run when one command-line node id matches nothing,
 so the runner passes the *files* of the requested ids and the probe deselects everything
@@ -31,10 +32,11 @@ from tddgit.runners import RunRequest
 from tddgit.runners.process import ProcResult, run_command
 
 if TYPE_CHECKING:
-    from tddgit.runners.pycauses import ProbeLog
+    from tddgit.runners.probelog import ProbeLog
 
-# The cause rules (tddgit.runners.pycauses) are imported only once the run is over: the
-# tests start that much sooner (the gate overhead target is 1.3x plain pytest).
+# The probe's records and the cause rules (tddgit.runners.probelog, pyresults, pycauses)
+# are imported only once the run is over: the tests start that much sooner (the gate
+# overhead target is 1.3x plain pytest).
 
 PROBE_DIR = Path(__file__).resolve().parent / "_probe"
 PROBE_PLUGIN = "tddgit_probe"
@@ -227,7 +229,7 @@ class PytestRunner:
                 proc = run_command(
                     argv, root, timeout=request.timeout, env=env, on_start=request.on_start
                 )
-            from tddgit.runners.pycauses import read_probe
+            from tddgit.runners.probelog import read_probe
 
             log = read_probe(out)
         if _pytest_missing(proc, log):
@@ -235,7 +237,9 @@ class PytestRunner:
                 f"pytest is not installed for {python}",
                 _install_advice(python, project_root),
             )
-        from tddgit.runners.pycauses import Ending, Project, build_results, merge_coverage
+        from tddgit.runners.probelog import merge_coverage
+        from tddgit.runners.pydeps import Project
+        from tddgit.runners.pyresults import Ending, build_results
 
         ending = Ending(proc.exit_code, proc.timed_out, request.timeout, proc.output_tail)
         tests, notes = build_results(
@@ -271,7 +275,7 @@ class PytestRunner:
             argv += ["--continue-on-collection-errors", "-o", f"cache_dir={Path(tmp, 'c')}"]
             env = self._env(request, request.project_root or root, out, None)
             run_command([*argv, *args], root, timeout=request.timeout, env=env)
-            from tddgit.runners.pycauses import read_probe
+            from tddgit.runners.probelog import read_probe
 
             log = read_probe(out)
         return log.collected if log.collection_done else None
@@ -308,7 +312,9 @@ class PytestRunner:
     def _nothing_to_run(
         self, base: list[str], root: Path, requested: tuple[str, ...], absent: list[str]
     ) -> RunResult:
-        from tddgit.runners.pycauses import Ending, ProbeLog, Project, build_results
+        from tddgit.runners.probelog import ProbeLog
+        from tddgit.runners.pydeps import Project
+        from tddgit.runners.pyresults import Ending, build_results
 
         log = ProbeLog(session={}, exitstatus=NO_TESTS_COLLECTED, collection_done=True)
         ending = Ending(NO_TESTS_COLLECTED)

@@ -7,25 +7,15 @@ prepare-commit-msg hook adds `GSD-Agent`), for every hook git calls.
 from __future__ import annotations
 
 import dataclasses
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import GitRepo, isolated_git
+from tests.hookprobe import loaded_modules
 from tests.project import stage_red, start_project
 
 HEAVY = ("anthropic", "httpx", "httpx2", "pydantic", "rich", "tddgit.agent", "tddgit.spec")
-
-PROBE = """\
-import json, sys
-from tddgit.__main__ import main
-code = main(sys.argv[1:])
-heavy = sorted(m for m in sys.modules if m in {heavy!r} or m.startswith({prefixes!r}))
-print(json.dumps({{"code": code, "heavy": heavy}}))
-"""
 
 
 @pytest.fixture(scope="module")
@@ -54,18 +44,9 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GitRepo]:
 def test_the_hooks_import_no_llm_code(staged: GitRepo, args: tuple[str, ...]) -> None:
     repo = staged
     (repo.root / ".git" / "COMMIT_EDITMSG").write_text("tests for sub\n")
-    prefixes = tuple(f"{m}." for m in HEAVY)
-    probe = PROBE.format(heavy=HEAVY, prefixes=prefixes)
-    proc = subprocess.run(
-        [sys.executable, "-c", probe, "hook", *args],
-        cwd=repo.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["heavy"] == [], proc.stderr
-    assert result["code"] == 0, proc.stderr
+    loaded = loaded_modules(repo.root, ["hook", *args])
+    assert loaded.under(HEAVY) == [], loaded.stderr
+    assert loaded.code == 0, loaded.stderr
     if args[0] == "prepare-commit-msg":
         message = (repo.root / ".git" / "COMMIT_EDITMSG").read_text()
         assert "GSD-Phase: red" in message and "GSD-Agent: claude-test-1" in message

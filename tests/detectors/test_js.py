@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tddgit.detectors import OVER_MOCKING
-from tddgit.detectors.js import analyze_js, match_brackets, test_mocks, tokenize
+from tddgit.detectors.js import analyze_js, test_mocks
+from tddgit.detectors.jstokens import match_brackets, tokenize
 
 
 def _src(text: str) -> str:

@@ -21,7 +21,7 @@ WRITERS = 16
 NOTE_WRITER = """\
 import sys, time
 from tddgit.git import find_repo
-from tddgit.evidence import write_note
+from tddgit.notes import write_note
 from tests.test_evidence import make
 repo = find_repo(sys.argv[1])
 tree = repo.git("rev-parse", sys.argv[2] + "^{tree}").strip()

@@ -15,7 +15,9 @@ from tddgit.config import load_config
 from tddgit.errors import ConfigError, RunnerError
 from tddgit.model import Cause, Light, Outcome, RunResult
 from tddgit.runners import RunRequest, get_runner, junit
-from tddgit.runners.junit import JunitRunner, classify, parse_report
+from tddgit.runners.junit import JunitRunner
+from tddgit.runners.junitcauses import classify
+from tddgit.runners.junitxml import parse_report
 
 
 def project(root: Path, files: dict[str, str], **config: object) -> JunitRunner:

@@ -11,16 +11,10 @@ from typing import Any
 import pytest
 
 from tddgit.model import Cause, Light, Outcome
-from tddgit.runners.pycauses import (
-    Ending,
-    Project,
-    build_results,
-    classify,
-    declared_distributions,
-    parse_probe,
-    read_probe,
-    short,
-)
+from tddgit.runners.probelog import parse_probe, read_probe
+from tddgit.runners.pycauses import classify, short
+from tddgit.runners.pydeps import Project, declared_distributions
+from tddgit.runners.pyresults import Ending, build_results
 
 
 def exc(type_: str, message: str = "", *mro: str, **facts: Any) -> dict[str, Any]:

@@ -1,0 +1,155 @@
+"""A configuration file's contents (PRODUCT.md §3): ``.tddgit.yaml`` read (through a small
+parse cache), and the raw ``tddgit`` table of either file checked against ``KEYS``.
+
+Unknown keys and wrong types are errors naming the file and the key path. ``config``
+imports this module only when the project has a configuration file: a hook in a project
+without one never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tddgit.config import KEYS_BY_PATH, SECTIONS, Config, KeySpec
+from tddgit.errors import ConfigError
+
+
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path.name}: cannot read: {exc}", f"fix {path.name}") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        raise ConfigError(
+            f"{path.name}: malformed YAML{where}: {getattr(exc, 'problem', exc)}",
+            f"fix the syntax of {path.name}",
+        ) from exc
+
+
+def yaml_cached(path: Path, cache_dir: Path | None) -> Any:
+    """The parsed YAML file, from a small JSON cache keyed by its size and mtime when one
+    matches: importing PyYAML alone costs more than a hook's whole budget allows."""
+    if cache_dir is None:
+        return _load_yaml(path)
+    import json
+
+    try:
+        st = path.stat()
+    except OSError:
+        return _load_yaml(path)
+    key = [str(path), st.st_size, st.st_mtime_ns]
+    cache = cache_dir / "config-cache.json"
+    try:
+        entry = json.loads(cache.read_text(encoding="utf-8"))
+        if isinstance(entry, dict) and entry.get("key") == key:
+            return entry.get("raw")
+    except (OSError, ValueError):
+        pass
+    raw = _load_yaml(path)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".tmp-config-{os.getpid()}")
+        tmp.write_text(json.dumps({"key": key, "raw": raw}), encoding="utf-8")
+        os.replace(tmp, cache)  # atomic: readers see a whole entry or the old one
+    except (OSError, TypeError, ValueError):
+        pass  # unserialisable YAML (dates...) or a read-only git dir: just don't cache
+    return raw
+
+
+def _flatten(raw: Mapping[str, Any], file: str) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        key = str(key)
+        if key in SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(
+                    f"{file}: `{key}` must be a table of keys, not {_tname(value)}",
+                    f"write it as [{key}] keys (see docs/configuration.md)",
+                )
+            for sub, subval in value.items():
+                flat[f"{key}.{sub}"] = subval
+        else:
+            flat[key] = value
+    return flat
+
+
+def _tname(value: Any) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _check(spec: KeySpec, value: Any, file: str) -> Any:
+    def bad(expected: str) -> ConfigError:
+        return ConfigError(
+            f"{file}: `{spec.path}` must be {expected}, not {_tname(value)} ({value!r})",
+            f"fix `{spec.path}` ({spec.doc})",
+        )
+
+    kind = spec.kind
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad("a non-negative integer")
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise bad("a positive number")
+        return value
+    if kind == "globs":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise bad("a list of glob strings")
+        return tuple(value)
+    if kind == "str?" and value is None:
+        return None
+    if value is False and spec.choices and "off" in spec.choices:
+        return "off"  # YAML 1.1 reads a bare `off` as false: take it as meant
+    if not isinstance(value, str) or not value:
+        raise bad("a non-empty string")
+    if spec.choices and value not in spec.choices:
+        raise ConfigError(
+            f"{file}: `{spec.path}` is {value!r}; expected one of: {', '.join(spec.choices)}",
+            f"set `{spec.path}` to one of those",
+        )
+    return value
+
+
+def checked_values(
+    raw: Mapping[str, Any], fname: str, base: Config
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The values and sources of ``base`` with the file ``fname``'s raw table applied."""
+    label = f"{fname} [tool.tddgit]" if fname == "pyproject.toml" else fname
+    values = dict(base.values)
+    sources = dict(base.sources)
+    for key, value in _flatten(raw, label).items():
+        spec = KEYS_BY_PATH.get(key)
+        if spec is None:
+            raise ConfigError(
+                f"{label}: unknown key `{key}`",
+                "remove it or fix its spelling (`tddgit config` lists the keys)",
+            )
+        values[key] = _check(spec, value, label)
+        sources[key] = fname
+    return values, sources

@@ -1,0 +1,172 @@
+"""Evidence notes (PRODUCT.md §6): the gate's evidence attached to its commit under
+``refs/notes/tddgit``, which travels with push/fetch of that ref.
+
+Writers take an exclusive lock first (``git notes add`` does not check that the tip it
+read is still the tip it moves), and retry a ref lock another git process holds. A note
+read back is untrusted (anyone can push one): it is parsed by ``evidence.parse_evidence``,
+size-limited and schema-validated, never executed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from tddgit import faults
+from tddgit.errors import GitError
+from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get, parse_evidence
+from tddgit.git import Repo
+
+if TYPE_CHECKING:
+    from tddgit.blobs import BlobReader
+
+NOTES_REF = "refs/notes/tddgit"
+NOTE_ATTEMPTS = 40
+NOTE_LOCK_TIMEOUT = 30.0
+
+# What git says when another process holds (or just moved) the notes ref.
+_REF_RACE = (b"cannot lock ref", b".lock': File exists", b"but expected", b"unable to update")
+
+
+def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
+    """Attach evidence to ``commit`` under refs/notes/tddgit (replacing an older note).
+
+    `git notes add` reads the notes tip, adds to it and moves the ref *without* checking it
+    is still the tip it read: two writers at once (two gates, a gate and a post-commit
+    hook) silently drop one note. So tddgit writers take an exclusive lock first
+    (``flock``, released by the kernel even when the holder is killed). A ref lock held by
+    some other git process is retried with a growing, jittered pause; after NOTE_ATTEMPTS
+    a GitError says so (the evidence stays in the cache)."""
+    data = evidence.dumps().encode("utf-8")
+    faults.point("note.write")
+    with _notes_lock(repo):
+        proc = _add_note(repo, commit, data)
+    if proc.returncode == 0:
+        return
+    err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    raise GitError(
+        f"could not write the evidence note for {commit[:10]}: "
+        f"{err[-1] if err else f'exit code {proc.returncode}'}",
+        "the evidence stays in tddgit's cache; `tddgit hook post-commit` attaches it to HEAD later",
+    )
+
+
+def _add_note(repo: Repo, commit: str, data: bytes) -> subprocess.CompletedProcess[bytes]:
+    import random
+    import time
+
+    for attempt in range(NOTE_ATTEMPTS):
+        proc = repo.run(
+            "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", commit, input=data, check=False
+        )
+        if proc.returncode == 0 or not any(m in proc.stderr for m in _REF_RACE):
+            return proc
+        time.sleep(min(0.5, 0.01 * (attempt + 1)) * (0.5 + random.random()))
+    return proc
+
+
+@contextlib.contextmanager
+def _notes_lock(repo: Repo) -> Iterator[None]:
+    """Exclusive among tddgit processes sharing this repository (worktrees included)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: git's own ref lock is all there is
+        yield
+        return
+    import time
+
+    path = repo.tddgit_dir / "notes.lock"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield  # a read-only git dir: `git notes` will say what is wrong
+        return
+    try:
+        deadline = time.monotonic() + NOTE_LOCK_TIMEOUT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise GitError(
+                        f"another tddgit process has held {path} for {NOTE_LOCK_TIMEOUT:.0f} s",
+                        "wait for it to finish, then retry",
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def read_note(repo: Repo, commit: str) -> Evidence | None:
+    """The evidence note of ``commit``; None when there is none; EvidenceError if invalid."""
+    proc = repo.run("notes", f"--ref={NOTES_REF}", "show", commit, check=False)
+    if proc.returncode != 0:
+        return None
+    return parse_evidence(proc.stdout)
+
+
+def evidence_for_commit(repo: Repo, commit: str, tree: str, phase: str | None) -> Evidence | None:
+    """A past commit's evidence: its note, or failing that, the cache entry of its tree
+    (a commit made with plain `git commit` after `--no-commit`)."""
+    try:
+        ev = read_note(repo, commit)
+    except EvidenceError:
+        ev = None
+    if ev is not None and ev.tree == tree and (phase is None or ev.phase == phase):
+        return ev
+    return cache_get(repo, tree, phase)
+
+
+def _note_pairs(repo: Repo) -> list[tuple[str, str]]:
+    proc = repo.run("notes", f"--ref={NOTES_REF}", "list", check=False)
+    if proc.returncode != 0:
+        return []
+    pairs = []
+    for line in proc.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            pairs.append((parts[1], parts[0]))  # (commit, note blob)
+    return pairs
+
+
+def read_all_notes(
+    repo: Repo, reader: BlobReader | None = None
+) -> dict[str, Evidence | EvidenceError]:
+    """Every commit's evidence note, read through one ``git cat-file`` (the caller's
+    ``reader`` when it has one open), a slice at a time to keep memory bounded."""
+    pairs = _note_pairs(repo)
+    out: dict[str, Evidence | EvidenceError] = {}
+    if not pairs:
+        return out
+    from tddgit.blobs import BlobReader
+
+    own = reader is None
+    blobs = BlobReader(repo) if reader is None else reader
+    try:
+        for start in range(0, len(pairs), _NOTES_PER_READ):
+            chunk = pairs[start : start + _NOTES_PER_READ]
+            datas = blobs.contents_many([blob for _, blob in chunk], limit=MAX_BYTES)
+            for (commit, _blob), data in zip(chunk, datas, strict=True):
+                out[commit] = _parsed_note(data)
+    finally:
+        if own:
+            blobs.close()
+    return out
+
+
+_NOTES_PER_READ = 512
+
+
+def _parsed_note(data: bytes | None) -> Evidence | EvidenceError:
+    if data is None:
+        return EvidenceError("note is missing or larger than the limit")
+    try:
+        return parse_evidence(data)
+    except EvidenceError as exc:
+        return exc
