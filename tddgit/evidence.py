@@ -306,16 +306,3 @@ def cached_keys(repo: Repo) -> set[tuple[str, str]]:
 def cache_discard(repo: Repo, tree: str, phase: str) -> None:
     with contextlib.suppress(OSError):
         _cache_path(repo, tree, phase).unlink()
-
-
-# The notes moved to tddgit.notes; the audit, plans and cycle packages still import these
-# from here. They load on first use, so a hook that only reads the cache never imports them.
-_IN_NOTES = frozenset({"NOTES_REF", "read_all_notes", "read_note"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _IN_NOTES:
-        from tddgit import notes
-
-        return getattr(notes, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -80,8 +80,8 @@ def run_audit(
     from tddgit.audit.engine import Auditor
     from tddgit.audit.rules import detectors_on
     from tddgit.blobs import BlobReader
-    from tddgit.evidence import NOTES_REF, read_all_notes
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
+    from tddgit.notes import NOTES_REF, read_all_notes
     from tddgit.paths import Classifier
 
     rng = AuditRange(

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit.cycle.engine import CycleRun
-from tddgit.evidence import read_note
 from tddgit.git import Repo, clean_env, zsplit
+from tddgit.notes import read_note
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def delete_branch(repo: Repo, branch: str) -> None:
 
 
 def notes_ref(repo: Repo) -> str | None:
-    from tddgit.evidence import NOTES_REF
+    from tddgit.notes import NOTES_REF
 
     proc = repo.run("rev-parse", "-q", "--verify", NOTES_REF, check=False)
     return proc.stdout.decode().strip() or None
@@ -126,7 +126,7 @@ def notes_ref(repo: Repo) -> str | None:
 def discard(repo: Repo, branch: str, base: str, notes_before: str | None) -> None:
     """Abort: the branch deleted, and its commits' evidence notes with it; the notes ref
     goes back to where it was when nobody else wrote a note meanwhile."""
-    from tddgit.evidence import NOTES_REF
+    from tddgit.notes import NOTES_REF
 
     commits = repo.git("rev-list", f"{base}..{branch}").split()
     if commits:

@@ -108,8 +108,9 @@ class PlanStatus:
 def plan_status(repo: Repo, plan: Plan) -> PlanStatus:
     from tddgit.audit.phases import TRAILER_KEY, reverted_commit, trailer_phase
     from tddgit.audit.rules import evidence_problems
-    from tddgit.evidence import EvidenceError, read_all_notes
+    from tddgit.evidence import EvidenceError
     from tddgit.history import open_history
+    from tddgit.notes import read_all_notes
 
     progress = {t.id: TaskProgress() for t in plan.tasks}
     unknown: list[tuple[str, str]] = []
