@@ -31,6 +31,7 @@ from setuptools.command.build_ext import build_ext
 
 HOT_MODULES = [
     "tddgit/history.py",
+    "tddgit/logparse.py",
     "tddgit/audit/engine.py",
     "tddgit/audit/state.py",
     "tddgit/audit/phases.py",

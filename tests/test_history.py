@@ -12,7 +12,8 @@ import pytest
 
 from tddgit.errors import GitError, UsageError
 from tddgit.git import Repo, find_repo
-from tddgit.history import _log_args, _parse_stream, history_notes, read_history
+from tddgit.history import _log_args, history_notes, read_history
+from tddgit.logparse import parse_stream as _parse_stream
 from tddgit.model import FileChange
 
 from .conftest import GitRepo
@@ -377,7 +378,7 @@ def test_commits_are_built_exactly_as_the_dataclass_builds_them() -> None:
     must be indistinguishable, and must notice if ``Commit`` ever gains a field."""
     from dataclasses import fields
 
-    from tddgit.history import _commit
+    from tddgit.logparse import _commit
     from tddgit.model import Commit
 
     values = {
