@@ -28,7 +28,7 @@ import contextlib
 import itertools
 import subprocess
 import tempfile
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import IO
 
 from tddgit.errors import GitError, UsageError
@@ -177,11 +177,13 @@ def open_history(
     find_copies: bool = False,
     reverse: bool = False,
     blobs: bool = False,
+    idle: Callable[[], bool] | None = None,
 ) -> Generator[Iterator[Commit], None, None]:
     """``read_history`` with git started on entry, not on the first read: whatever the
     caller prepares before reading overlaps with git's walk (which, for ``reverse``, ends
     before the first commit comes out: it is ``git rev-list``'s). Leaving the block stops
-    git."""
+    git. ``idle`` is called instead of waiting when the reader is ahead of git (between
+    two commits the caller has consumed); it returns whether it did some work."""
     with contextlib.ExitStack() as stack:
         err = stack.enter_context(tempfile.TemporaryFile())
         reader: Generator[Commit, None, None]
@@ -190,13 +192,13 @@ def open_history(
             walk = ["rev-list", "--topo-order", "--reverse"]
             proc = _spawn(repo, [*walk, *_range_args(revs, since, until, author, ())], err, order)
             show = _show_args(with_files, find_copies, blobs)
-            reader = _parents_first(repo, revs, proc, order, show, err, blobs)
+            reader = _parents_first(repo, revs, proc, order, show, err, blobs, idle)
         else:
             args = _log_args(
                 revs, since, until, author, paths, with_files, find_copies, reverse, blobs
             )
             proc = _spawn(repo, args, err)
-            reader = _read(repo, revs, proc, err, with_files, blobs)
+            reader = _read(repo, revs, proc, err, with_files, blobs, idle)
         try:
             yield reader
         finally:
@@ -231,6 +233,7 @@ def _parents_first(
     show: list[str],
     err: IO[bytes],
     blobs: bool,
+    idle: Callable[[], bool] | None = None,
 ) -> Generator[Commit, None, None]:
     """The commits ``walk`` (``git rev-list``, writing to ``order_file``) lists, each shown
     by ``git diff-tree`` with ``show``, in the walk's order."""
@@ -245,7 +248,7 @@ def _parents_first(
         ids.write("".join(["\n".join(order[a:b][::-1]) + "\n" for a, b in _runs(order)]).encode())
         ids.seek(0)
         proc = _spawn(repo, show, err, stdin=ids)
-        commits = _read(repo, revs, proc, err, True, blobs)
+        commits = _read(repo, revs, proc, err, True, blobs, idle)
         try:
             for a, b in _runs(order):
                 run = list(itertools.islice(commits, b - a))
@@ -289,10 +292,11 @@ def _read(
     err: IO[bytes],
     with_files: bool,
     blobs: bool,
+    idle: Callable[[], bool] | None = None,
 ) -> Generator[Commit, None, None]:
     try:
         assert proc.stdout is not None
-        yield from parse_stream(proc.stdout, with_files, blobs)
+        yield from parse_stream(proc.stdout, with_files, blobs, idle)
         code = proc.wait()
     finally:
         _stop(proc)

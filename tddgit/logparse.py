@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import IO
 
 from tddgit.errors import GitError
@@ -25,7 +25,12 @@ _SMALL_READ = 1 << 18
 _NAP = 0.003  # seconds; git fills ~50 KB in that time, far below the pipe's size
 
 
-def parse_stream(stream: IO[bytes], with_files: bool, blobs: bool = False) -> Iterator[Commit]:
+def parse_stream(
+    stream: IO[bytes],
+    with_files: bool,
+    blobs: bool = False,
+    idle: Callable[[], bool] | None = None,
+) -> Iterator[Commit]:
     """Turn git's NUL-separated byte stream into commits, one chunk at a time.
 
     A chunk is cut at its last NUL, so no field (and no UTF-8 character) is ever split;
@@ -38,10 +43,12 @@ def parse_stream(stream: IO[bytes], with_files: bool, blobs: bool = False) -> It
     shared = _Shared()
     data = b""
     while True:
-        if len(data) < _SMALL_READ:
-            # git writes a few hundred bytes at a time: reading each piece as it comes
-            # costs a wake-up per commit (0.8 s of CPU at 100k commits). A short nap when
-            # we are ahead of git lets the pipe fill, so each read gets much more.
+        # git writes a few hundred bytes at a time: reading each piece as it comes costs a
+        # wake-up per commit (0.8 s of CPU at 100k commits). A short nap when we are ahead
+        # of git lets the pipe fill, so each read gets much more. ``idle``: the caller's
+        # own work instead of the nap, when it has some (it returns whether it did any;
+        # that takes about as long as a nap).
+        if len(data) < _SMALL_READ and (idle is None or not idle()):
             time.sleep(_NAP)
         data = os.read(fd, _CHUNK)
         if not data:

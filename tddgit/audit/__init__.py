@@ -48,10 +48,13 @@ class AuditOptions:
     # its last arrays are then encoded beside the metrics (``tddgit.audit.prerender``).
     prerender_json: tuple[str, str] | None = None
     # With ``prerender_json``: encode the commits array while the pass makes the records
-    # (``tddgit.audit.spool``) instead of after it. None: when the pass is compiled, where
-    # git's stream, not the pass, sets the pace and the pass has time to spare; the
-    # TDDGIT_AUDIT_SPOOL environment variable (1 or 0) overrides that (a test seam).
-    spool: bool | None = None
+    # (``tddgit.audit.spool``) instead of after it: True as each record is made, "idle"
+    # while the reader waits for git (the rest after the pass, in a child), False after
+    # the pass (a child encodes it all). None: True when the pass is compiled (git's
+    # stream, not the pass, sets the pace and the pass has time to spare), "idle" when it
+    # is not; the TDDGIT_AUDIT_SPOOL environment variable (1, idle or 0) overrides that
+    # (a test seam).
+    spool: bool | str | None = None
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
     leave_to_exit: bool = False
@@ -108,6 +111,8 @@ def run_audit(
             until=options.until,
             author=options.author,
         )
+    mode = _spool_mode(options) if options.prerender_json and selected is None else False
+    idle = _Idle()
     # git starts first: what follows until the first read overlaps with its walk.
     with (
         open_history(
@@ -115,6 +120,7 @@ def run_audit(
             options.revs,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
+            idle=idle if mode == "idle" else None,
         ) as commits,
         BlobReader(repo) as blobs,
     ):
@@ -126,7 +132,7 @@ def run_audit(
                 f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
             )
         spool = None
-        if options.prerender_json is not None and selected is None and _spool_wanted(options):
+        if options.prerender_json is not None and mode:
             from tddgit.audit.report import commit_line
             from tddgit.audit.spool import Spool
 
@@ -139,6 +145,9 @@ def run_audit(
             sink=spool,
             by_tree=_tree_cache(repo),
         )
+        if spool is not None and mode == "idle":
+            spool.encode_idly(auditor.records)
+            idle.work = spool.encode_some
         # The pass keeps ~10 small objects per commit alive and makes no reference cycles;
         # the cyclic GC would rescan that growing heap again and again (twice the cost at
         # 100k commits, and cost per commit would not stay flat).
@@ -155,13 +164,18 @@ def run_audit(
                 # The records are final: a child encodes the commits array while this
                 # process finishes the pass, computes the metrics and writes the rest.
                 prerender.start((("commits", auditor.records),), *options.prerender_json)
+            if spool is not None and mode == "idle":
+                idle.work = None
+                # A child encodes the batches the idle time did not, while this process
+                # finishes the pass, computes the metrics and writes the other arrays.
+                spool.close(auditor.records)
             findings, cycles = auditor.finish()
             if evidence:
                 from tddgit.audit.rebased import rejudge
 
                 findings = rejudge(repo, findings, evidence, _record_of(auditor))
             blobs.hang_up()  # git exits on its own while the report is made
-            if spool is not None:
+            if spool is not None and mode is True:
                 spool.close(auditor.records)
                 if not options.post_checks:
                     from tddgit.audit import prerender
@@ -196,15 +210,27 @@ def _record_of(auditor: Auditor) -> Callable[[str], CommitRecord | None]:
     return record_of
 
 
-def _spool_wanted(options: AuditOptions) -> bool:
+class _Idle:
+    """What the history reader does instead of napping while it waits for git."""
+
+    def __init__(self) -> None:
+        self.work: Callable[[], bool] | None = None
+
+    def __call__(self) -> bool:
+        return self.work() if self.work is not None else False
+
+
+def _spool_mode(options: AuditOptions) -> bool | str:
+    """True (spool as the records are made), "idle", or False (no spool)."""
     if options.spool is not None:
         return options.spool
     forced = os.environ.get("TDDGIT_AUDIT_SPOOL")
-    if forced in ("0", "1"):
-        return forced == "1"
+    modes: dict[str | None, bool | str] = {"0": False, "1": True, "idle": "idle"}
+    if forced in modes:
+        return modes[forced]
     from tddgit import audit_is_compiled
 
-    return audit_is_compiled()
+    return True if audit_is_compiled() else "idle"
 
 
 def keep_until_exit(obj: object) -> None:

@@ -15,7 +15,7 @@ parent to encode the arrays itself.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 _BATCH = 4096  # lines per write, as the parent's own writer does
@@ -61,9 +61,22 @@ def start(arrays: Arrays, encoding: str, errors: str) -> None:
         return  # the parent writes the arrays itself
     try:
         fd = os.memfd_create("tddgit-audit-arrays", os.MFD_CLOEXEC)
-        pid = os.fork()
     except OSError:
         return  # the parent writes the arrays itself
+    pid = fork_writer(fd, lambda: _encode(arrays, fd, encoding, errors))
+    if pid is None:
+        os.close(fd)
+        return
+    _PENDING.append(_Child(arrays, pid, fd, (encoding, errors)))
+
+
+def fork_writer(fd: int, work: Callable[[], None]) -> int | None:
+    """A child process that runs ``work`` (writing into the memory file ``fd``) and exits
+    0 when it returns; its pid, or None when it could not be forked."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
     if pid == 0:  # the child: never returns, never runs the parent's exit handlers
         code = 1
         try:
@@ -71,11 +84,11 @@ def start(arrays: Arrays, encoding: str, errors: str) -> None:
             # to see the end of its input): keep only stdio and the memory file.
             os.closerange(3, fd)
             os.closerange(fd + 1, _FD_LIMIT)
-            _encode(arrays, fd, encoding, errors)
+            work()
             code = 0
         finally:
             os._exit(code)
-    _PENDING.append(_Child(arrays, pid, fd, (encoding, errors)))
+    return pid
 
 
 def copy_into(arrays: Arrays, stream: IO[str]) -> int:

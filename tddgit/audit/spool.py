@@ -11,6 +11,12 @@ batch of lines is held.
 
 Without ``memfd_create`` (or when the report is written to another stream than the one the
 spool was made for) nothing is spooled and the renderer encodes the array as usual.
+
+A pure-Python pass has no time to spare for that, except while it waits for git: there
+the spool works *idly* (``encode_idly``): the history reader calls ``encode_some`` instead
+of napping, which encodes the next complete batches of the records made so far; when the
+pass ends, a forked child encodes the rest into the same memory file while the parent
+computes the metrics and writes the other arrays.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from tddgit.audit.model import CommitRecord
 from tddgit.audit.prerender import send
 
 BATCH = 256  # lines per write (a batch stays below malloc's mmap threshold)
+IDLE_BATCHES = 3  # batches per idle call: about as long as the reader's nap (3 ms)
 _READY: list[Spool] = []  # closed spools, until the renderer takes their array
 
 
@@ -39,6 +46,8 @@ class Spool:
         self.dirty: set[int] = set()  # written batches with a replaced record
         self.pending: list[str] = []
         self.records: Sequence[CommitRecord] | None = None  # set by ``close``
+        self.source: Sequence[CommitRecord] | None = None  # idly: the records being made
+        self.tail: int | None = None  # idly: the child encoding the batches after the pass
 
     @classmethod
     def open(cls, line: Callable[[CommitRecord], str], encoding: str, errors: str) -> Spool | None:
@@ -50,27 +59,70 @@ class Spool:
         except OSError:
             return None
 
+    def encode_idly(self, records: Sequence[CommitRecord]) -> None:
+        """Encode ``records`` (the list the pass appends to) in ``encode_some``'s calls and
+        after the pass, not as each is added."""
+        self.source = records
+
     def add(self, record: CommitRecord) -> None:
         """The next record of the array (in order)."""
-        self.pending.append(self.line(record))
         self.count += 1
+        if self.source is not None:
+            return  # encoded from ``source`` later
+        self.pending.append(self.line(record))
         if len(self.pending) == BATCH:
             self._write_batch()
 
     def replace(self, index: int, record: CommitRecord) -> None:
         """Record ``index`` changed after it was added."""
         written = (len(self.offsets) - 1) * BATCH
-        if index >= written:
-            self.pending[index - written] = self.line(record)
-        else:
+        if index < written:
             self.dirty.add(index // BATCH)
+        elif self.source is None:
+            self.pending[index - written] = self.line(record)
+
+    def encode_some(self) -> bool:
+        """Idly: encode the next complete batches of the records added so far (at most
+        ``IDLE_BATCHES``); whether there were any."""
+        source = self.source
+        assert source is not None
+        did = False
+        for _ in range(IDLE_BATCHES):
+            start = (len(self.offsets) - 1) * BATCH
+            if self.count - start < BATCH:
+                break
+            self.pending = [self.line(r) for r in source[start : start + BATCH]]
+            self._write_batch()
+            did = True
+        return did
 
     def close(self, records: Sequence[CommitRecord]) -> None:
-        """The pass is over: ``records`` are all the array's items, in order."""
-        if self.pending:
+        """The pass is over: ``records`` are all the array's items, in order. Idly, a
+        child encodes the batches not written yet (or this process, without ``fork``)."""
+        if self.source is not None:
+            self._start_tail(records)
+        elif self.pending:
             self._write_batch()
         self.records = records
         _READY.append(self)
+
+    def _start_tail(self, records: Sequence[CommitRecord]) -> None:
+        from tddgit.audit.parallel import can_fork
+        from tddgit.audit.prerender import fork_writer
+
+        first = len(self.offsets) - 1
+        if first * BATCH >= len(records):
+            return
+        if can_fork():
+            self.tail = fork_writer(self.fd, lambda: self._encode_from(first, records))
+        if self.tail is None:
+            self._encode_from(first, records)
+
+    def _encode_from(self, batch: int, records: Sequence[CommitRecord]) -> None:
+        """The batches from ``batch`` on, appended to the memory file."""
+        for start in range(batch * BATCH, len(records), BATCH):
+            self.pending = [self.line(r) for r in records[start : start + BATCH]]
+            self._write_batch()
 
     def _write_batch(self) -> None:
         lead = "\n  " if len(self.offsets) == 1 else ",\n  "
@@ -106,10 +158,24 @@ class Spool:
                 items = self.records[b * BATCH : (b + 1) * BATCH]
                 stream.write(lead + ",\n  ".join([self.line(r) for r in items]))
                 stream.flush()
-            elif out >= 0:
-                send(self.fd, out, start, end)
-            else:  # a stream without a file descriptor (tests, a library caller's buffer)
-                stream.write(os.pread(self.fd, end - start, start).decode(self.encoding))
+            else:
+                self._copy(stream, out, start, end)
+        if self.tail is not None:  # the batches the child encoded after the pass
+            first = len(self.offsets) - 1
+            if _exited_well(self.tail):
+                self._copy(stream, out, self.offsets[-1], os.fstat(self.fd).st_size)
+            else:  # the child failed: encode its batches here, as it would have
+                lead = "\n  " if first == 0 else ",\n  "
+                items = self.records[first * BATCH :]
+                stream.write(lead + ",\n  ".join([self.line(r) for r in items]))
+                stream.flush()
+            self.tail = None
+
+    def _copy(self, stream: IO[str], out: int, start: int, end: int) -> None:
+        if out >= 0:
+            send(self.fd, out, start, end)
+        else:  # a stream without a file descriptor (tests, a library caller's buffer)
+            stream.write(os.pread(self.fd, end - start, start).decode(self.encoding))
 
     def discard(self) -> None:
         if self in _READY:
@@ -117,6 +183,14 @@ class Spool:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+def _exited_well(pid: int) -> bool:
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return False
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def ready_for(records: Sequence[CommitRecord], stream: IO[str]) -> Spool | None:

@@ -44,7 +44,7 @@ def _history(repo: GitRepo) -> None:
     repo.git("revert", "--no-edit", wrong, env=env)
 
 
-def _report_text(repo: GitRepo, *, use_spool: bool | None, to_file: Path | None) -> str:
+def _report_text(repo: GitRepo, *, use_spool: bool | str | None, to_file: Path | None) -> str:
     r = find_repo(repo.root)
     options = AuditOptions(prerender_json=("utf-8", "strict"), spool=use_spool)
     report = run_audit(r, load_config(r.root), options)
@@ -73,15 +73,58 @@ def test_the_spooled_report_is_the_plain_one(repo: GitRepo, tmp_path: Path) -> N
     assert _report_text(repo, use_spool=True, to_file=None) == plain
 
 
+@pytest.mark.usefixtures("small_batches")
+def test_the_idly_spooled_report_is_the_plain_one(repo: GitRepo, tmp_path: Path) -> None:
+    _history(repo)
+    plain = _report_text(repo, use_spool=False, to_file=tmp_path / "plain.json")
+    assert _report_text(repo, use_spool="idle", to_file=tmp_path / "idle.json") == plain
+    assert _report_text(repo, use_spool="idle", to_file=None) == plain
+
+
 def test_the_cli_gives_the_same_report_either_way(repo: GitRepo) -> None:
     _history(repo)
     runs = {
         mode: repo.tddgit("audit", "--format", "json", env={"TDDGIT_AUDIT_SPOOL": mode})
-        for mode in ("0", "1")
+        for mode in ("0", "1", "idle")
     }
     assert runs["0"].returncode == runs["1"].returncode == 0, runs["1"].stderr
-    assert runs["1"].stdout == runs["0"].stdout
+    assert runs["1"].stdout == runs["0"].stdout == runs["idle"].stdout
     assert json.loads(runs["1"].stdout)["commits"][1]["attempt"] == "undone"
+
+
+@pytest.mark.usefixtures("small_batches")
+@pytest.mark.parametrize("changed", [0, 4, 10])  # in an idly written batch, or in the tail
+@pytest.mark.parametrize("fork", [True, False])
+def test_idly_written_batches_a_replaced_record_and_the_tail(
+    repo: GitRepo, changed: int, fork: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tddgit.audit import parallel
+
+    monkeypatch.setattr(parallel, "can_fork", lambda: fork)
+    _history(repo)
+    records = _records(repo)
+    line = commit_line()
+    sp = Spool.open(line, "utf-8", "strict")
+    assert sp is not None
+    made: list[CommitRecord] = []
+    sp.encode_idly(made)
+    assert sp.encode_some() is False  # nothing made yet
+    for r in records:
+        made.append(r)
+        sp.add(r)
+        if len(made) == 8:
+            assert sp.encode_some() is True  # two whole batches of 3, not the 8th record
+    assert sp.offsets[2] > 0 and len(sp.offsets) == 3
+    made[changed] = replace(records[changed], subject="changed “é”")
+    sp.replace(changed, made[changed])
+    sp.close(made)
+    assert (sp.tail is not None) == fork  # the rest, in a child (or here without fork)
+    path = tmp_path / "items.json"
+    with open(path, "w", encoding="utf-8") as out:
+        assert spool.ready_for(made, out) is sp
+        sp.write_items(out)
+    assert path.read_text(encoding="utf-8") == "\n  " + ",\n  ".join(line(r) for r in made)
+    sp.discard()
 
 
 def _records(repo: GitRepo) -> list[CommitRecord]:
