@@ -28,6 +28,35 @@ if TYPE_CHECKING:
 _FAKE = "{:040x}"  # patch-id names each patch by the id on the line before it
 
 
+Move = tuple[str, str, "Evidence"]  # (commit, its first parent, the evidence on it)
+
+
+def tree_alone(ev: Evidence, phase: str | None) -> bool:
+    """Whether the evidence would support a commit of ``phase`` but for its tree (and
+    names the parent it was judged on, to compare the change with)."""
+    return bool(ev.parent) and not evidence_problems(ev, ev.tree, phase)
+
+
+def moved_unchanged(repo: Repo, moves: Sequence[Move]) -> set[str]:
+    """The commits of ``moves`` (each one whose evidence disagrees with it on the tree
+    alone, see ``tree_alone``) that make the very change their evidence judged."""
+    if not moves:
+        return set()
+    trees = _trees(repo, [x for c, p, ev in moves for x in (ev.parent or "", c, p)])
+    changes = [
+        ((trees.get(ev.parent or ""), ev.tree), (trees.get(parent), trees.get(commit)))
+        for commit, parent, ev in moves
+    ]
+    known = {p: None for pair in changes for p in pair if p[0] and p[1]}
+    ids = _patch_ids(repo, list(known))  # type: ignore[arg-type]  # None filtered out
+    return {
+        commit
+        for (commit, _, _), (judged, made) in zip(moves, changes, strict=True)
+        # another change, or the judged base is gone: not moved unchanged
+        if ids.get(judged) is not None and ids.get(judged) == ids.get(made)  # type: ignore[arg-type]
+    }
+
+
 def rejudge(
     repo: Repo,
     findings: list[Finding],
@@ -38,41 +67,34 @@ def rejudge(
     another base replaced by ``evidence-rebased`` (the same list when there is none)."""
     from tddgit.evidence import Evidence
 
-    moved: list[tuple[int, Evidence, str, str]] = []  # (index, evidence, commit, parent)
+    moves: dict[int, Move] = {}  # finding index -> its commit's move
     for i, f in enumerate(findings):
         if f.rule != "evidence-contradiction":
             continue
         ev = notes.get(f.commit)
         record = record_of(f.commit)
-        if not isinstance(ev, Evidence) or not ev.parent or record is None:
-            continue
-        if not record.parents or evidence_problems(ev, ev.tree, record.phase):
-            continue  # a root commit, or more is wrong than the tree
-        moved.append((i, ev, f.commit, record.parents[0]))
+        if (
+            isinstance(ev, Evidence)
+            and record is not None
+            and record.parents
+            and tree_alone(ev, record.phase)
+        ):
+            moves[i] = (f.commit, record.parents[0], ev)
+    moved = moved_unchanged(repo, list(moves.values()))
     if not moved:
         return findings
-    trees = _trees(repo, [x for _, ev, c, p in moved for x in (ev.parent or "", c, p)])
-    changes = [
-        ((trees.get(ev.parent or ""), ev.tree), (trees.get(parent), trees.get(commit)))
-        for _, ev, commit, parent in moved
-    ]
-    known = {p: None for pair in changes for p in pair if p[0] and p[1]}
-    ids = _patch_ids(repo, list(known))  # type: ignore[arg-type]  # None filtered out
     out = list(findings)
-    for (i, ev, commit, _), (judged, made) in zip(moved, changes, strict=True):
-        judged_id, made_id = ids.get(judged), ids.get(made)  # type: ignore[arg-type]
-        if judged_id is None or judged_id != made_id:
-            continue  # another change, or the judged base is gone: still a contradiction
-        old = findings[i]
-        out[i] = finding(
-            "evidence-rebased",
-            commit,
-            f"{ev.phase} evidence judged on another base (tree {ev.tree[:12]}, parent "
-            f"{ev.parent[:12] if ev.parent else '?'}): the commit makes the same change, "
-            "but its tests have not run on this tree",
-            files=old.files,
-            data={"judged_tree": ev.tree, "judged_parent": ev.parent},
-        )
+    for i, (commit, _, ev) in moves.items():
+        if commit in moved:
+            out[i] = finding(
+                "evidence-rebased",
+                commit,
+                f"{ev.phase} evidence judged on another base (tree {ev.tree[:12]}, parent "
+                f"{(ev.parent or '?')[:12]}): the commit makes the same change, but its "
+                "tests have not run on this tree",
+                files=findings[i].files,
+                data={"judged_tree": ev.tree, "judged_parent": ev.parent},
+            )
     return out
 
 

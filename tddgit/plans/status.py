@@ -11,7 +11,7 @@ count; its refactor is ticked when one happened.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tddgit.git import Repo
@@ -107,6 +107,7 @@ class PlanStatus:
 
 def plan_status(repo: Repo, plan: Plan) -> PlanStatus:
     from tddgit.audit.phases import TRAILER_KEY, reverted_commit, trailer_phase
+    from tddgit.audit.rebased import Move, moved_unchanged, tree_alone
     from tddgit.audit.rules import evidence_problems
     from tddgit.evidence import EvidenceError
     from tddgit.history import open_history
@@ -118,6 +119,7 @@ def plan_status(repo: Repo, plan: Plan) -> PlanStatus:
         return PlanStatus(plan, progress, ())
     notes = read_all_notes(repo)
     found: list[tuple[str, str, Step]] = []  # (commit, task, step) in history order
+    moves: list[Move] = []
     undone: set[str] = set()
     with open_history(repo, ("HEAD",), with_files=False, reverse=True) as commits:
         for c in commits:
@@ -140,7 +142,13 @@ def plan_status(repo: Repo, plan: Plan) -> PlanStatus:
             else:
                 reasons = evidence_problems(ev, c.tree, phase)
                 step = Step(c.sha, phase, not reasons, "; ".join(reasons))
+                if reasons and c.parents and tree_alone(ev, phase):
+                    moves.append((c.sha, c.parents[0], ev))  # perhaps rebased: see below
             found.append((c.sha, task, step))
+    # A step a rebase or cherry-pick carried onto another base, with the change its
+    # evidence judged, counts (the audit's ``evidence-rebased``).
+    moved = moved_unchanged(repo, moves)
+    found = [(c, t, replace(s, evidence=True, why="") if c in moved else s) for c, t, s in found]
     for sha, task, step in found:
         if any(sha.startswith(u) for u in undone):
             continue

@@ -107,3 +107,21 @@ def test_status_of_an_invalid_plan_is_bad_input(tracked: GitRepo) -> None:
     proc = tracked.tddgit("plan", "status", str(path))
     assert proc.returncode == 2
     assert "$.tasks[0].red.count" in proc.stderr and "tddgit plan validate" in proc.stderr
+
+
+def test_steps_rebased_onto_a_new_base_still_count(tracked: GitRepo) -> None:
+    """A rebase carries each step's note to its new commit (notes.rewriteRef); on the new
+    base the tree differs, but the change is the one judged, as the audit says
+    (``evidence-rebased``): the step still counts."""
+    root = tracked.git("rev-list", "--max-parents=0", "HEAD").strip()
+    tracked.git("switch", "-q", "-c", "moved", root)
+    tracked.write("README.md", "the project moved on\n")
+    tracked.add("README.md")
+    tracked.git("commit", "-q", "-m", "docs")
+    tracked.git("switch", "-q", "-")
+    tracked.git("config", "notes.rewriteRef", "refs/notes/tddgit")
+    tracked.git("rebase", "-q", "--onto", "moved", root)
+    data = json.loads(tracked.tddgit("plan", "status", ".tddgit/plans/calc", "--json").stdout)
+    states = {t["id"]: t["state"] for t in data["tasks"]}
+    assert states["IMPL-1"] == states["IMPL-2"] == "complete"
+    assert data["next"]["task"] == "IMPL-3"
