@@ -99,18 +99,13 @@ def _say_kept(repo: Repo, base: str, branch: str) -> None:
     and what can be done with them (nothing is merged)."""
     from tddgit import console
 
-    phases = (
-        repo.run(
-            "log",
-            "--reverse",
-            "--format=%(trailers:key=GSD-Phase,valueonly,separator=)",
-            f"{base}..{branch}",
-            check=False,
-        )
-        .stdout.decode()
-        .split()
-    )
-    n = int(repo.git("rev-list", "--count", f"{base}..{branch}").strip() or 0)
+    # one line per commit: "-" and its GSD-Phase value (if it has one)
+    lines = repo.run(
+        "log", "--reverse", "--format=-%(trailers:key=GSD-Phase,valueonly,separator=)",
+        f"{base}..{branch}", check=False,  # never hide the error that stopped the cycle
+    ).stdout.decode("utf-8", "replace").splitlines()  # fmt: skip
+    n = len(lines)
+    phases = [ln[1:].strip() for ln in lines if ln[1:].strip()]
     what = f" ({', '.join(phases)})" if phases else ""
     console.err(
         f"cycle: stopped; the branch {branch} keeps {n} commit{'s' if n != 1 else ''}{what}, "
