@@ -171,9 +171,11 @@ def run_audit(
                 spool.close(auditor.records)
             findings, cycles = auditor.finish()
             if evidence:
+                from tddgit.audit.metrics import RecordOf
                 from tddgit.audit.rebased import rejudge
 
-                findings = rejudge(repo, findings, evidence, _record_of(auditor))
+                record_of = RecordOf(auditor.records, auditor.positions())
+                findings = rejudge(repo, findings, evidence, record_of)
             blobs.hang_up()  # git exits on its own while the report is made
             if spool is not None and mode is True:
                 spool.close(auditor.records)
@@ -198,16 +200,6 @@ def run_audit(
         extra = [f for check in options.post_checks for f in check(report)]
         report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
-
-
-def _record_of(auditor: Auditor) -> Callable[[str], CommitRecord | None]:
-    at, records = auditor.positions(), auditor.records
-
-    def record_of(sha: str) -> CommitRecord | None:
-        i = at.get(sha)
-        return None if i is None else records[i]
-
-    return record_of
 
 
 class _Idle:

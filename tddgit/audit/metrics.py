@@ -247,7 +247,7 @@ def compute(
             per[r.author_email].proven += 1
     if positions is None:
         positions = dict(zip(map(_SHA, records), range(len(records)), strict=True))
-    record_of = _RecordOf(records, positions)
+    record_of = RecordOf(records, positions)
     flagged_per = _flagged_code(map(record_of, _flagged(findings)))
     for email, acc in per.items():
         acc.code_clean = acc.code - flagged_per[email]
@@ -300,7 +300,7 @@ _EMAIL_STATUS = attrgetter("author_email", "status")
 _EMAIL_KIND = attrgetter("author_email", "kind")
 
 
-class _RecordOf:
+class RecordOf:
     """sha -> its record (None for a commit outside the audit)."""
 
     def __init__(self, records: Sequence[CommitRecord], positions: Mapping[str, int]) -> None:
@@ -336,7 +336,7 @@ def _first_names(records: Sequence[CommitRecord], authors: int) -> dict[str, str
 
 
 def _split_parts(
-    record_of: _RecordOf,
+    record_of: RecordOf,
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     episodes: Sequence[Episode],
