@@ -221,22 +221,18 @@ def _generate(
         raise Refused(f"{report.end.message} ({where})", _FIXES.get(report.end.status))
     evidence = report.evidence()
     assert evidence is not None and report.end.verdict is not None
-    from tddgit.commands.phase import CommitFailed, attach_evidence, commit_step, render_verdict
+    from tddgit.commands.phase import STEP_NOUN, commit_model_step, render_verdict
     from tddgit.evidence import cache_put
 
     cache_put(repo, evidence)
     commit = None
     if do_commit:
         default = f"{spec.spec_id}: {spec.title}" if spec else phase.name
-        suffix = {"red": "tests", "green": "implementation", "refactor": "refactor"}[phase.name]
+        suffix = STEP_NOUN[phase.name]
         message = messages or (f"{default} ({suffix})" if spec else f"{suffix} (tddgit generate)",)
-        trailers = [f"GSD-Phase: {phase.name}", f"GSD-Agent: {report.model}", *task_trailers]
-        commit = commit_step(
-            repo, phase.name, trailers, message, None, None, False, True, False, as_json
+        commit = commit_model_step(
+            repo, phase.name, report.model, evidence, message, task_trailers, as_json
         )
-        if commit is None:
-            raise CommitFailed(evidence.tree)
-        attach_evidence(repo, commit, evidence)
     if as_json:
         payload = report.to_json()
         payload["commit"] = commit

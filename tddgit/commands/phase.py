@@ -270,6 +270,31 @@ def attach_evidence(repo: Repo, commit: str, evidence: Evidence | None) -> None:
     write_note(repo, commit, evidence)
 
 
+# How the subject of a model's commit names its step (``generate --commit``, ``cycle``).
+STEP_NOUN = {"red": "tests", "green": "implementation", "refactor": "refactor"}
+
+
+def commit_model_step(
+    repo: Repo,
+    phase: str,
+    model: str,
+    evidence: Evidence,
+    message: tuple[str, ...],
+    task: list[str],
+    quiet_stdout: bool,
+) -> str:
+    """Commit a step a model made through the same `git commit` as a person's, with the
+    `GSD-Phase`, `GSD-Agent` and (``task``) `GSD-Task` trailers, and attach its evidence."""
+    trailers = [f"GSD-Phase: {phase}", f"GSD-Agent: {model}", *task]
+    commit = commit_step(
+        repo, phase, trailers, message, None, None, False, True, False, quiet_stdout
+    )
+    if commit is None:
+        raise CommitFailed(evidence.tree)
+    attach_evidence(repo, commit, evidence)
+    return commit
+
+
 def _emit(verdict: Verdict, as_json: bool) -> None:
     if as_json:
         payload = verdict.to_json()

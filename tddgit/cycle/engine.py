@@ -140,7 +140,7 @@ def run_steps(
 
 
 def _commit(repo: Repo, config: Config, spec: Spec, report: RunReport, task: str | None) -> str:
-    from tddgit.commands.phase import CommitFailed, attach_evidence, commit_step, task_trailer
+    from tddgit.commands.phase import STEP_NOUN, commit_model_step, task_trailer
     from tddgit.evidence import cache_put
 
     evidence = report.evidence()
@@ -153,14 +153,8 @@ def _commit(repo: Repo, config: Config, spec: Spec, report: RunReport, task: str
     }
     evidence = dataclasses.replace(evidence, agent=agent)
     cache_put(repo, evidence)
-    suffix = {"red": "tests", "green": "implementation", "refactor": "refactor"}[report.phase]
-    trailers = [f"GSD-Phase: {report.phase}", f"GSD-Agent: {report.model}", *task_trailer(task)]
     title = f"{spec.task.id} {spec.task.title}" if spec.task else spec.title
-    message = (f"{spec.spec_id}: {title} ({suffix})",)
-    commit = commit_step(
-        repo, report.phase, trailers, message, None, None, False, True, False, True
+    message = (f"{spec.spec_id}: {title} ({STEP_NOUN[report.phase]})",)
+    return commit_model_step(
+        repo, report.phase, report.model, evidence, message, task_trailer(task), True
     )
-    if commit is None:
-        raise CommitFailed(evidence.tree)
-    attach_evidence(repo, commit, evidence)
-    return commit
