@@ -97,7 +97,8 @@ def run_steps(
     for name in names:
         # Each step gets what is left of the cycle's budget, enforced after every reply: a
         # step that reaches it stops there (and does not hold), so no step starts over it.
-        spent = run.cost()
+        # Never 0, which llm.max_cost reads as "no limit".
+        left = None if max_cost is None else max(max_cost - (run.cost() or 0.0), 1e-9)
         phase = PHASES.get(name)
         if phase is None:
             run.unavailable = name
@@ -117,7 +118,7 @@ def run_steps(
                     (),
                     options.get("model"),
                     options.get("max_turns"),
-                    max_cost=None if max_cost is None else max(max_cost - (spent or 0.0), 1e-9),
+                    max_cost=left,
                     cwd=repo.root,
                 ),
                 progress,
