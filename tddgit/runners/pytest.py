@@ -293,6 +293,9 @@ class PytestRunner:
         # Never leave __pycache__ in the user's tree: cache bytecode in tddgit's own dir
         # (pytest's assertion rewriting honours sys.pycache_prefix too), or write none.
         if request.bytecode_cache is not None:
+            from tddgit.runners.bytecode import drop_stale
+
+            drop_stale(request.bytecode_cache, request.root)  # no stale .pyc judged
             env["PYTHONPYCACHEPREFIX"] = str(request.bytecode_cache)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
         else:

@@ -599,3 +599,44 @@ def test_the_probe_imports_alone_without_tddgit() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_a_source_rewritten_within_its_seconds_bytecode_is_never_run_stale(
+    tmp_path: Path,
+) -> None:
+    """Python trusts a cached .pyc while the source's whole-second mtime and size match
+    the ones it recorded. A model (or an editor's save-all) that rewrites a module twice
+    within one second with the same length would be judged on the first version. Here:
+    the wrong module is compiled into the cache; the right one, of the same length, is
+    written after that compile but within the same second of mtime."""
+    wrong = "def sub(a, b):\n    return a + b\n"
+    right = "def sub(a, b):\n    return a - b\n"
+    assert len(wrong) == len(right)
+    root = make_project(
+        tmp_path / "p",
+        {
+            "calc.py": wrong,
+            "tests/test_calc.py": "import calc\n\ndef test_sub():\n"
+            "    assert calc.sub(5, 3) == 2\n",
+        },
+    )
+    cache = tmp_path / "pycache"
+    second = int(time.time()) + 30  # a whole second later than the compile
+    os.utime(root / "calc.py", (second, second))
+
+    def gate() -> Outcome:
+        request = RunRequest(
+            root=root, tests=("tests/test_calc.py::test_sub",), timeout=60, bytecode_cache=cache
+        )
+        return (
+            PytestRunner(default_config())
+            .run(request)
+            .by_id()["tests/test_calc.py::test_sub"]
+            .outcome
+        )
+
+    assert gate() is Outcome.FAILED
+    assert list(cache.rglob("calc.*.pyc"))  # compiled, cached
+    (root / "calc.py").write_text(right)
+    os.utime(root / "calc.py", (second + 0.5, second + 0.5))  # same second, same size
+    assert gate() is Outcome.PASSED
