@@ -9,6 +9,7 @@ without one never loads it.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,10 @@ def _load_yaml(path: Path) -> Any:
         ) from exc
 
 
+# Longer than any file system's timestamp resolution (FAT's is two seconds).
+_RACY_NS = 3 * 10**9
+
+
 def yaml_cached(path: Path, cache_dir: Path | None) -> Any:
     """The parsed YAML file, from a small JSON cache keyed by its size and mtime when one
     matches: importing PyYAML alone costs more than a hook's whole budget allows."""
@@ -57,6 +62,11 @@ def yaml_cached(path: Path, cache_dir: Path | None) -> Any:
     except (OSError, ValueError):
         pass
     raw = _load_yaml(path)
+    if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+        # Written moments ago: a rewrite to the same size within the same tick of the
+        # file system's clock would keep this key (git's "racy" index entries). Cache
+        # only a file that has been left alone for a while.
+        return raw
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_name(f".tmp-config-{os.getpid()}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -121,6 +123,8 @@ def test_bare_yaml_off_means_off(tmp_path: Path) -> None:
 def test_yaml_parse_cache_follows_edits_and_survives_corruption(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     (tmp_path / ".tddgit.yaml").write_text("timeout: 10\n")
+    settled = time.time() - 60  # only a file left alone for a while is cached
+    os.utime(tmp_path / ".tddgit.yaml", (settled, settled))
     assert load_config(tmp_path, cache).timeout == 10
     assert (cache / "config-cache.json").exists()
     assert load_config(tmp_path, cache).timeout == 10  # served from the cache
@@ -131,3 +135,25 @@ def test_yaml_parse_cache_follows_edits_and_survives_corruption(tmp_path: Path) 
     (tmp_path / ".tddgit.yaml").write_text("timeout: [\n")
     with pytest.raises(ConfigError, match="malformed YAML"):
         load_config(tmp_path, cache)  # errors are never cached away
+
+
+def test_a_config_rewritten_within_the_same_clock_tick_is_never_served_stale(
+    tmp_path: Path,
+) -> None:
+    """The parse cache's key is the file's size and mtime. A file read (and cached) in
+    the same clock tick it was written, then rewritten to the same size within that
+    tick, has the same key: racy, as git's index calls it. Such an entry is not kept."""
+    cache = tmp_path / "cache"
+    config = tmp_path / ".tddgit.yaml"
+    config.write_text("timeout: 10\n")
+    written = config.stat().st_mtime_ns
+    assert load_config(tmp_path, cache).timeout == 10
+    config.write_text("timeout: 20\n")  # same size
+    os.utime(config, ns=(written, written))  # the same tick of a coarse clock
+    assert load_config(tmp_path, cache).timeout == 20
+    # once the file is older than the clock's resolution, the cache serves it
+    settled = written - 10**10
+    os.utime(config, ns=(settled, settled))
+    assert load_config(tmp_path, cache).timeout == 20
+    assert (cache / "config-cache.json").exists()
+    assert load_config(tmp_path, cache).timeout == 20
