@@ -304,15 +304,13 @@ class Auditor:
         duration = end - start if end > start else 0
         self.episodes.append(
             Episode.fast(
-                {
-                    "kind": kind,
-                    "first": first,
-                    "last": c.sha,
-                    "size": size,
-                    "author_name": c.author_name,
-                    "author_email": email,
-                    "duration": duration,
-                }
+                kind=kind,
+                first=first,
+                last=c.sha,
+                size=size,
+                author_name=c.author_name,
+                author_email=email,
+                duration=duration,
             )
         )
         key = (email, kind)
@@ -365,23 +363,21 @@ class Auditor:
         if note is not None:
             self._noted.append(index)
         record = CommitRecord.fast(
-            {
-                "sha": c.sha,
-                "parents": c.parents,
-                "author_name": c.author_name,
-                "author_email": c.author_email,
-                "time": c.author_time,
-                "subject": subject,
-                "phase": phase,
-                "phase_source": source,
-                "rule": rule,
-                "kind": kind,
-                "files": c.files,
-                "file_kinds": kinds,
-                "attempt": attempt,
-                "evidence": summarise(note) if note is not None else None,
-                "cycle": cycle,
-            }
+            sha=c.sha,
+            parents=c.parents,
+            author_name=c.author_name,
+            author_email=c.author_email,
+            time=c.author_time,
+            subject=subject,
+            phase=phase,
+            phase_source=source,
+            rule=rule,
+            kind=kind,
+            files=c.files,
+            file_kinds=kinds,
+            attempt=attempt,
+            evidence=summarise(note) if note is not None else None,
+            cycle=cycle,
         )
         self.records.append(record)
         if self._sink is not None:

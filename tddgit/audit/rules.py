@@ -35,15 +35,13 @@ def finding(
     data: dict[str, object] | None = None,
 ) -> Finding:
     return Finding.fast(
-        {
-            "rule": rule,
-            "severity": RULES[rule].severity,
-            "commit": commit,
-            "message": message,
-            "related": related,
-            "files": files,
-            "data": data or {},
-        }
+        rule=rule,
+        severity=RULES[rule].severity,
+        commit=commit,
+        message=message,
+        related=related,
+        files=files,
+        data=data or {},
     )
 
 

@@ -135,19 +135,7 @@ class CycleBuilder:
         self.superseded = False  # a new red opened on its lineage before it went green
         self.removed = False  # its red was undone by a revert
         self.cycle = Cycle.fast(  # one per cycle of the history: see CommitRecord.fast
-            {
-                "id": id,
-                "status": "open",
-                "red": red,
-                "green": None,
-                "refactors": (),
-                "author_name": author_name,
-                "author_email": author_email,
-                "started": red_time,
-                "ended": None,
-                "time_in_red": None,
-                "task": task,
-            }
+            id, red, author_name, author_email, red_time, task
         )
 
     def set_task(self, task: str) -> None:

@@ -245,14 +245,32 @@ def test_js_tests_and_odd_paths_and_old_git(repo, monkeypatch):
 
 
 def test_records_built_fast_equal_the_dataclass_constructor():
-    """The audit builds its per-commit and per-cycle records without the frozen
-    dataclass __init__ (the JSON above reads them); they must equal the real thing."""
+    """The audit builds its per-commit, per-finding, per-episode and per-cycle records
+    without the frozen dataclass __init__ (the JSON above reads them); they must equal the
+    real thing, and so must their ``__dict__``s, key order included."""
     from dataclasses import fields
 
-    from tddgit.audit.model import CommitRecord, Cycle
+    from tddgit.audit.model import CommitRecord, Cycle, Episode, Finding
 
-    rec = {f.name: None for f in fields(CommitRecord)} | {"sha": "a" * 40, "parents": ()}
-    assert CommitRecord.fast(dict(rec)) == CommitRecord(**rec)
-    cyc = {f.name: None for f in fields(Cycle)} | {"id": 1, "refactors": ()}
-    assert Cycle.fast(dict(cyc)) == Cycle(**cyc)
-    assert hash(Cycle.fast(dict(cyc))) == hash(Cycle(**cyc))
+    for cls, given in (
+        (CommitRecord, {"sha": "a" * 40, "parents": ()}),
+        (Finding, {"rule": "r", "related": (), "files": (), "data": {}}),
+        (Episode, {"kind": "test-first", "size": 2}),
+    ):
+        fields_ = {f.name: None for f in fields(cls)} | given
+        made = cls.fast(**fields_)
+        assert made == cls(**fields_)
+        assert list(vars(made)) == list(vars(cls(**fields_)))
+    cyc = {"id": 1, "red": "b" * 40, "author_name": "A", "author_email": "a@x", "task": None}
+    real = Cycle(
+        **cyc,
+        status="open",
+        green=None,
+        refactors=(),
+        started=7,
+        ended=None,
+        time_in_red=None,
+    )
+    assert Cycle.fast(**cyc, started=7) == real
+    assert hash(Cycle.fast(**cyc, started=7)) == hash(real)
+    assert list(vars(Cycle.fast(**cyc, started=7))) == list(vars(real))
