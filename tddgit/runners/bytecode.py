@@ -21,7 +21,7 @@ from pathlib import Path
 # Trees under the project that are not the project's code: their bytecode is left alone
 # (a virtualenv inside the repository holds thousands of modules nobody edits mid-cycle).
 _NOT_THE_PROJECT = frozenset(
-    {".venv", "venv", ".tox", ".nox", "site-packages", "node_modules", ".git", ".tddgit"}
+    {".venv", "venv", ".tox", ".nox", "site-packages", "dist-packages", "node_modules", ".git"}
 )
 
 
