@@ -1,9 +1,9 @@
 """Build hook: the audit's hot path compiled with mypyc (everything else is pyproject.toml).
 
 ``tddgit audit`` spends its time in a handful of modules that run once per commit of the
-history (the reader, the one-pass engine, its state, phase rules and checks). Compiled to
-C extensions with mypyc (part of mypy) they need about a third less CPU, which is what
-keeps a 100k-commit audit within 1.5x plain ``git log`` (PRODUCT.md section 11). The
+history (the reader, the one-pass engine, its state and lineage, phase rules and checks).
+Compiled to C extensions with mypyc (part of mypy) they need about a third less CPU, which
+is what keeps a 100k-commit audit within 1.5x plain ``git log`` (PRODUCT.md section 11). The
 Python sources stay the reference: the compiled modules are the same code, and a test
 checks that they give byte-identical reports (``tests/test_compiled.py``).
 
@@ -34,6 +34,7 @@ HOT_MODULES = [
     "tddgit/logparse.py",
     "tddgit/audit/engine.py",
     "tddgit/audit/state.py",
+    "tddgit/audit/lineage.py",
     "tddgit/audit/phases.py",
     "tddgit/audit/rules.py",
     "tddgit/audit/afterfact.py",

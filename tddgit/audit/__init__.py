@@ -81,7 +81,7 @@ def run_audit(
     """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
     from tddgit import __version__
     from tddgit.audit.engine import Auditor
-    from tddgit.audit.rules import detectors_on
+    from tddgit.audit.registry import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
     from tddgit.notes import NOTES_REF, read_all_notes

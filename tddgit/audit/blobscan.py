@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from tddgit.audit.blobcache import Hit
-from tddgit.audit.rules import DetectorSettings
+from tddgit.audit.registry import DetectorSettings
 
 # Parsing every version of every test file of a long history is the one thing here that
 # would cost seconds, and most test functions are far below the thresholds. So a Python

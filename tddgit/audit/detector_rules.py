@@ -31,14 +31,8 @@ from tddgit.audit.blobcache import BlobCache, Hit
 from tddgit.audit.blobscan import forget, hits_in
 from tddgit.audit.model import Finding
 from tddgit.audit.parallel import in_two
-from tddgit.audit.rules import (
-    DETECTORS,
-    CommitView,
-    DetectorSettings,
-    StubJudge,
-    finding,
-    register_check,
-)
+from tddgit.audit.registry import DETECTORS, DetectorSettings, register_check
+from tddgit.audit.rules import CommitView, StubJudge, finding
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader

@@ -3,7 +3,7 @@
 For every commit: the kind of each file (cached by path), the phase and its source
 (``tddgit.audit.phases``), the lineage state before it (its first parent's), the checks
 of ``tddgit.audit.rules``, then the state after it, the cycle it belongs to and the
-episode it extends or ends.
+episode it extends or ends (``tddgit.audit.lineage``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
+from tddgit.audit.lineage import Lineage
 from tddgit.audit.model import (
     PHASES,
     CommitRecord,
@@ -30,10 +31,10 @@ from tddgit.audit.phases import (
     reverted_commit,
     trailer_phase,
 )
-from tddgit.audit.rules import CommitView, StubJudge, active_checks, checks_for
-from tddgit.audit.state import KIND, NEXT_FLAGS, ROOT, CycleBuilder, EpisodeAcc, State
+from tddgit.audit.registry import active_checks, checks_for
+from tddgit.audit.rules import CommitView, StubJudge
+from tddgit.audit.state import ROOT, State
 from tddgit.model import Commit, FileChange
-from tddgit.plans import TASK_TRAILER as TASK_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from tddgit.blobs import BlobReader
     from tddgit.evidence import Evidence, EvidenceError
     from tddgit.paths import Classifier
-
-_NO_TESTS: frozenset[str] = frozenset()
 
 
 class RecordSink(Protocol):
@@ -89,15 +88,12 @@ class Auditor:
         self._found_at: list[int] = []  # the position of each finding's commit
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
-        self._cycles: list[CycleBuilder] = []
-        self._cycle_at: dict[str, int] = {}  # red, green or refactor commit -> its cycle
-        self.episodes: list[Episode] = []
+        self._lineage = Lineage()  # the cycles and episodes
+        self.episodes: list[Episode] = self._lineage.episodes
         self._undone: set[str] = set()
         # The metrics' counts of the records, kept as they are made (``tally``).
         self._tally: dict[TallyKey, int] = {}
         self._noted: list[int] = []  # positions of the records with an evidence note
-        self._episode_kinds: dict[tuple[str, str], int] = {}  # (e-mail, kind) -> episodes
-        self._durations: dict[str, list[int]] = {}  # e-mail -> its episodes' durations
         self.agents: dict[str, str] = {}  # sha -> the model its GSD-Agent trailer names
 
     # --- per commit ------------------------------------------------------------------
@@ -164,12 +160,12 @@ class Auditor:
                 found.extend(hits)
                 self._found_at += [index] * len(hits)
         if attempt is None or attempt == "tcr-pass":
-            after = self._step(c, view, bool(after_fact))
+            after = self._lineage.step(c, view, bool(after_fact))
         elif attempt == "revert":
             after = self._undo(c, before)
         else:
             after = before
-        cycle = None if phase is None else self._cycle_of(c.sha, phase, before, after)
+        cycle = None if phase is None else self._lineage.cycle_of(c.sha, phase, before, after)
         kind = _kind_of(kinds, tests, prods)
         self._record(c, subject, phase, source, rule, kind, kinds, attempt, note, cycle)
         self._states[c.sha] = after
@@ -178,18 +174,6 @@ class Auditor:
             found.extend(stubs.settled)
             self._found_at += [at.get(f.commit, -1) for f in stubs.settled]
             stubs.settled.clear()
-
-    def _step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
-        phase, red, red_tests, cycle = self._transition(c, view)
-        episode, last_end = self._episode(c, view, after_fact)
-        return State(phase, red, red_tests, cycle, episode, last_end)
-
-    def _cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:
-        if phase == "red" or (phase == "green" and before.red is not None):
-            return after.cycle
-        if phase == "refactor" and after.cycle >= 0 and sha in self._cycles[after.cycle].refactors:
-            return after.cycle
-        return None
 
     def _before(self, c: Commit) -> State:
         if not c.parents:
@@ -237,90 +221,6 @@ class Auditor:
             return "green", "files", "files:mixed" if tests else "files:production", None
         return None, "none", None, None
 
-    def _transition(
-        self, c: Commit, v: CommitView
-    ) -> tuple[str | None, str | None, frozenset[str], int]:
-        """(phase, open red, its tests, cycle) after a step; builds and extends cycles."""
-        s = v.before
-        if v.phase == "red":
-            if s.red is not None and s.cycle >= 0:
-                old = self._cycles[s.cycle]
-                old.superseded = True
-                old.sync()
-            task = c.trailer(TASK_KEY) if c.trailers else None
-            cb = CycleBuilder(
-                len(self._cycles), c.sha, c.author_time, c.author_name, c.author_email, task
-            )
-            self._cycles.append(cb)
-            self._cycle_at[c.sha] = cb.id
-            tests = frozenset(f.path for f in v.tests if f.status != "D")
-            return "red", c.sha, tests, cb.id
-        if v.phase == "green":
-            if s.red is not None and s.cycle >= 0:
-                cb = self._cycles[s.cycle]
-                if cb.green is None:
-                    cb.green, cb.green_time, cb.last_time = c.sha, c.author_time, c.author_time
-                    cb.sync()
-                    self._cycle_at[c.sha] = cb.id
-                    if c.trailers and cb.cycle.task is None:
-                        task = c.trailer(TASK_KEY)
-                        if task:
-                            cb.set_task(task)
-            return "green", None, _NO_TESTS, s.cycle
-        if v.phase == "refactor":
-            if s.red is None and s.cycle >= 0 and self._cycles[s.cycle].green is not None:
-                cb = self._cycles[s.cycle]
-                cb.add_refactor(c.sha, c.author_time)
-                self._cycle_at[c.sha] = cb.id
-            return "refactor", s.red, s.red_tests, s.cycle
-        return s.phase, s.red, s.red_tests, s.cycle
-
-    def _episode(
-        self, c: Commit, v: CommitView, after_fact: bool
-    ) -> tuple[EpisodeAcc | None, int | None]:
-        """(open episode, last episode end) after a step; records an episode that ends."""
-        b = v.before
-        phase = v.phase
-        prods = bool(v.prods)
-        step = bool(v.tests) << 3 | prods << 2 | (phase == "red") << 1 | after_fact
-        acc = b.episode
-        if acc is None:
-            start, first, size, flags = c.author_time, c.sha, 1, NEXT_FLAGS[step]
-        else:
-            start, first, size = acc.start, acc.first, acc.commits + 1
-            flags = NEXT_FLAGS[acc.flags << 4 | step]
-        if not (
-            phase == "green"
-            or phase == "refactor"
-            or (phase is None and prods)
-            or v.attempt == "tcr-pass"
-        ):
-            return EpisodeAcc(start, first, size, flags), b.last_end
-        end = c.author_time
-        if b.last_end is not None:
-            start = b.last_end
-        kind = KIND[flags << 1 | (phase == "refactor")]
-        email = c.author_email
-        duration = end - start if end > start else 0
-        self.episodes.append(
-            Episode.fast(
-                kind=kind,
-                first=first,
-                last=c.sha,
-                size=size,
-                author_name=c.author_name,
-                author_email=email,
-                duration=duration,
-            )
-        )
-        key = (email, kind)
-        self._episode_kinds[key] = self._episode_kinds.get(key, 0) + 1
-        durations = self._durations.get(email)
-        if durations is None:
-            durations = self._durations[email] = []
-        durations.append(duration)
-        return None, end
-
     def _undo(self, c: Commit, before: State) -> State:
         """A revert: its target becomes an undone attempt; an immediate revert also
         restores the lineage state from before the target."""
@@ -337,9 +237,7 @@ class Auditor:
         key = _tally_key(self.records[i])
         tally[key] = tally.get(key, 0) + 1
         self._undone.add(rec.sha)
-        at = self._cycle_at.pop(rec.sha, None)  # a commit is in one cycle at most
-        if at is not None:
-            self._cycles[at].undo(rec.sha)
+        self._lineage.undo(rec.sha)
         if c.parents and c.parents[0] == rec.sha:
             return self._states.get(rec.parents[0], ROOT) if rec.parents else ROOT
         return before
@@ -393,8 +291,8 @@ class Auditor:
         return Tally(
             {k: n for k, n in self._tally.items() if n},
             [self.records[i] for i in self._noted],
-            self._episode_kinds,
-            self._durations,
+            self._lineage.episode_kinds,
+            self._lineage.durations,
         )
 
     # --- the end ---------------------------------------------------------------------
@@ -408,7 +306,7 @@ class Auditor:
         found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]
         undone = self._undone
         findings = [f for f in found if f.commit not in undone] if undone else found
-        cycles = [cb.cycle for cb in self._cycles if not cb.removed]
+        cycles = [cb.cycle for cb in self._lineage.cycles if not cb.removed]
         if not gc.isenabled():
             # The audit runs its pass with the cyclic GC off (``run_audit``): the records
             # live until the report is written and hold no reference cycles. Frozen, the

@@ -128,8 +128,8 @@ def audit(
     """
     from tddgit import console
     from tddgit.audit import AuditOptions, keep_until_exit, run_audit
+    from tddgit.audit.registry import detectors as using_detectors
     from tddgit.audit.report import render
-    from tddgit.audit.rules import detectors as using_detectors
 
     rules = _rule_list(fail_on)
     a = app(ctx)
@@ -166,7 +166,7 @@ def _json_stream_encoding(output: Path | None) -> tuple[str, str] | None:
 
 
 def _detector_settings(config: Any) -> Any:
-    from tddgit.audit.rules import DetectorSettings
+    from tddgit.audit.registry import DetectorSettings
 
     return DetectorSettings(
         max_mocks=int(config.get("antipatterns.max_mocks")),

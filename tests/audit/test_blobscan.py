@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tddgit.audit import blobscan
 from tddgit.audit.blobcache import Hit
 from tddgit.audit.blobscan import forget, hits_in
-from tddgit.audit.rules import DetectorSettings
+from tddgit.audit.registry import DetectorSettings
 from tddgit.detectors.js import analyze_js
 from tddgit.detectors.python import findings_for, test_metrics
 

@@ -9,8 +9,8 @@ from io import StringIO
 import pytest
 
 from tddgit.audit.model import AuditReport
+from tddgit.audit.registry import DetectorSettings, detectors
 from tddgit.audit.report import write_json
-from tddgit.audit.rules import DetectorSettings, detectors
 from tddgit.blobs import BlobReader
 from tests.audit.helpers import Steps, audit, note, rules_fired
 
