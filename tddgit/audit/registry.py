@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from tddgit.audit.rules import Check
 
 COMMIT_CHECKS: list[Check] = []
-# Checks of the detector rules (over-mocking, broad-assertion, yagni): they run only in
-# audits with detectors on (see ``DetectorSettings``).
+# Checks of the test-file detector rules (over-mocking, broad-assertion, ...): they run
+# only in audits with detectors on (see ``DetectorSettings``). yagni reads the evidence
+# note, not the blobs, so it is an ordinary check and runs in every audit.
 DETECTOR_CHECKS: list[Check] = []
 # When each check can fire: the phases it looks at (None: any) and whether it needs the
 # commit to have evidence or a GSD-Phase trailer. The audit runs a check only on commits
