@@ -157,3 +157,22 @@ def test_a_config_rewritten_within_the_same_clock_tick_is_never_served_stale(
     assert load_config(tmp_path, cache).timeout == 20
     assert (cache / "config-cache.json").exists()
     assert load_config(tmp_path, cache).timeout == 20
+
+
+def test_a_pyproject_without_tddgit_is_not_parsed(tmp_path: Path) -> None:
+    """Hooks read the configuration on every commit: a pyproject.toml that never names
+    tddgit has no [tool.tddgit] table, and tomllib (2-3 ms to import) is not needed."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n[tool.black]\n")
+    probe = (
+        "import sys; from pathlib import Path; from tddgit.config import load_config; "
+        f"c = load_config(Path({str(tmp_path)!r})); "
+        "print(c.file, 'tomllib' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.split() == ["None", "False"], done.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.tddgit]\nmode = 'strict'\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.split() == [str(tmp_path / "pyproject.toml"), "True"], done.stderr
