@@ -325,8 +325,8 @@ def default_config() -> Config:
     )
 
 
-def _load_toml(path: Path) -> dict[str, Any] | None:
-    """The parsed TOML file; None when it never names tddgit, so holds no [tool.tddgit]
+def _load_toml(path: Path) -> dict[str, Any]:
+    """The parsed TOML file; empty when it never names tddgit, so holds no [tool.tddgit]
     (most pyproject.toml files: hooks read the configuration on every commit, and
     importing tomllib alone takes 2-3 ms of their budget)."""
     try:
@@ -334,7 +334,7 @@ def _load_toml(path: Path) -> dict[str, Any] | None:
     except OSError as exc:
         raise ConfigError(f"{path.name}: cannot read: {exc.strerror}") from exc
     if b"tddgit" not in raw:
-        return None
+        return {}
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
@@ -361,7 +361,7 @@ def find_config_file(
             found.append((p, yaml_cached(p, cache_dir)))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        data = _load_toml(pyproject) or {}
+        data = _load_toml(pyproject)
         tool = data.get("tool")
         if isinstance(tool, dict) and "tddgit" in tool:
             found.append((pyproject, tool["tddgit"]))

@@ -16,6 +16,7 @@ source's newer mtime makes Python recompile it all the same.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 # Trees under the project that are not the project's code: their bytecode is left alone
@@ -25,42 +26,34 @@ _NOT_THE_PROJECT = frozenset(
 )
 
 
-def drop_stale(cache: Path, root: Path) -> int:
+def drop_stale(cache: Path, root: Path) -> None:
     """Remove the cached ``.pyc`` files of sources under ``root`` that changed at or after
-    their ``.pyc`` was written; the number removed."""
-    dropped = 0
+    their ``.pyc`` was written."""
     for base in {root.absolute(), root.resolve()}:
-        mirror = cache / base.relative_to(base.anchor)
-        dropped += _drop_under(mirror, base)
-    return dropped
+        _drop_under(cache / base.relative_to(base.anchor), base)
 
 
-def _drop_under(mirror: Path, source_dir: Path) -> int:
+def _drop_under(mirror: Path, source_dir: Path) -> None:
     """``mirror``: the cache's copy of ``source_dir`` (``<prefix>/<absolute dir>``)."""
     try:
         entries = list(os.scandir(mirror))
     except OSError:
-        return 0
-    dropped = 0
+        return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in _NOT_THE_PROJECT:
-                dropped += _drop_under(Path(entry.path), source_dir / entry.name)
-            continue
-        if not entry.name.endswith(".pyc"):
-            continue
-        # calc.cpython-311.pyc, test_calc.cpython-311-pytest-8.3.4.pyc: a module name
-        # has no dot, so the source is what comes before the first one.
-        source = source_dir / (entry.name.partition(".")[0] + ".py")
-        try:
-            written = entry.stat(follow_symlinks=False).st_mtime_ns
-            changed = source.stat().st_mtime_ns
-        except OSError:
-            continue  # no source: Python never reads this .pyc
-        if changed >= written:
-            try:
-                os.unlink(entry.path)
-                dropped += 1
-            except OSError:
-                pass
-    return dropped
+                _drop_under(Path(entry.path), source_dir / entry.name)
+        elif entry.name.endswith(".pyc"):
+            # calc.cpython-311.pyc, test_calc.cpython-311-pytest-8.3.4.pyc: a module name
+            # has no dot, so the source is what comes before the first one.
+            source = source_dir / (entry.name.partition(".")[0] + ".py")
+            if _changed_since(source, entry):
+                with suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _changed_since(source: Path, pyc: os.DirEntry[str]) -> bool:
+    try:
+        return source.stat().st_mtime_ns >= pyc.stat(follow_symlinks=False).st_mtime_ns
+    except OSError:
+        return False  # no source: Python never reads this .pyc
