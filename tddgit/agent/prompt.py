@@ -4,8 +4,12 @@ first message (the spec, and the files the user passed with ``--context``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 from tddgit.agent.phases import Phase
+from tddgit.agent.sandbox import find_secret
+from tddgit.errors import UsageError
+from tddgit.paths import matches
 from tddgit.spec import Spec, TaskScope
 
 
@@ -44,6 +48,24 @@ def first_message(spec: Spec | None, context: Sequence[tuple[str, str]], intro: 
     for rel, text in context:
         parts.append(f"Context file {rel} (given by the user):\n```\n{text}\n```")
     return "\n\n".join(parts)
+
+
+def check_sendable(spec: Spec, secret_globs: tuple[str, ...]) -> None:
+    """The spec goes to the provider whole, so it passes the checks every file the model
+    reads passes: no secret-like name (``llm.secret_globs``), no secret in what is sent.
+    A usage error before any request (``generate``, ``cycle``, ``plan --llm``)."""
+    name = PurePosixPath(spec.path).name.lower()
+    if matches(name, secret_globs):
+        raise UsageError(
+            f"{spec.path} is named like a secret (llm.secret_globs), so it is never sent",
+            "rename the spec",
+        )
+    secret = find_secret(spec.text) or find_secret(render_spec(spec))
+    if secret is not None:
+        raise UsageError(
+            f"{spec.path} holds {secret}, so it is never sent to a model",
+            "take the secret out of the spec",
+        )
 
 
 def render_spec(spec: Spec) -> str:

@@ -21,7 +21,7 @@ from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
-from tddgit.agent.prompt import first_message, system_prompt
+from tddgit.agent.prompt import check_sendable, first_message, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
 from tddgit.agent.settings import Settings
@@ -121,6 +121,8 @@ def run_phase(
             f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",
             "use a model of the price table, or set no cost limit",
         )
+    if options.spec is not None:
+        check_sendable(options.spec, settings.secret_globs)
     start = Start() if phase.name == "red" else preflight(repo, config, phase.name)
     classifier = Classifier.from_config(config)
     sandbox = Sandbox(

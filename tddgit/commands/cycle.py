@@ -133,6 +133,9 @@ def cycle(
     target = _target(a, spec_path, plan_path, task, as_json)
     if target is None:
         return 0
+    from tddgit.agent.prompt import check_sendable
+
+    check_sendable(target.spec, a.config.globs("llm.secret_globs"))  # before any worktree
     options = {"model": model, "max_turns": max_turns, "max_cost": max_cost, "task": target.task}
     return _run(a, target, user_branch, refactor, yes, keep_branch, options, as_json)
 

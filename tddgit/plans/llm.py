@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from tddgit.agent.loop import echo
-from tddgit.agent.prompt import render_spec
+from tddgit.agent.prompt import check_sendable, render_spec
 from tddgit.agent.providers import Provider, Reply, Request, Usage, make_provider
-from tddgit.agent.sandbox import find_secret
 from tddgit.agent.settings import Settings
 from tddgit.agent.transcript import Transcript
 from tddgit.config import Config
-from tddgit.errors import Refused, UsageError
+from tddgit.errors import Refused
 from tddgit.git import Repo
-from tddgit.paths import matches
 from tddgit.plans import MAX_TASKS, SCHEMA
 from tddgit.plans.model import Plan, plan_from_json
 from tddgit.plans.validate import Problem, problems
@@ -87,23 +85,6 @@ def tool_spec() -> dict[str, Any]:
     }
 
 
-def check_sendable(spec: Spec, settings: Settings) -> None:
-    """The spec passes the checks the agent's ``--context`` files pass: no secret-like name,
-    no secret in its text."""
-    name = Path(spec.path).name.lower()
-    if matches(name, settings.secret_globs):
-        raise UsageError(
-            f"{spec.path} is named like a secret (llm.secret_globs), so it is never sent",
-            "rename the spec, or plan it without --llm",
-        )
-    secret = find_secret(spec.text)
-    if secret is not None:
-        raise UsageError(
-            f"{spec.path} holds {secret}, so it is never sent to a model",
-            "take the secret out of the spec",
-        )
-
-
 def first_message(spec: Spec, draft: Plan | None) -> str:
     parts = [ENRICH if draft else DRAFT, render_spec(spec)]
     if draft is not None:
@@ -123,7 +104,7 @@ def plan_with_model(
     """Ask the model for the plan until it passes the rules (at most :data:`TRIES` tries).
     Raises ``Refused`` (exit 1) with the last problems when it never does."""
     settings = Settings.from_config(config, repo.root, model=model)
-    check_sendable(spec, settings)
+    check_sendable(spec, settings.secret_globs)
     provider = make_provider(settings)  # no key: a usage error before anything is written
     model_name = provider.model_name(settings.model)
     transcript = Transcript(repo)

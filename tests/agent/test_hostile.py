@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.agent.conftest import generate
+from tests.agent.conftest import generate, in_process
 from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
 from tests.agent.test_generate_red import TEST_SUB, finish
 from tests.conftest import GitRepo
@@ -150,3 +150,23 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
     session = next((project.root / ".git" / "tddgit" / "sessions").glob("*.jsonl"))
     end = json.loads(session.read_text().splitlines()[-1])
     assert end["event"] == "end" and end["status"] == "model-refused" and end["restored"]
+
+
+def test_a_spec_holding_or_named_like_a_secret_is_never_sent(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """The spec goes into the first request whole: it passes the checks every file the
+    model reads passes (plan --llm made them first; generate and cycle send a spec too)."""
+    spec = (project.root / "specs" / "sub.yaml").read_text()
+    project.write("specs/leaky.yaml", spec + f"# {CANARIES['.env']}\n", dedent=False)
+    project.write("specs/deploy.pem", spec, dedent=False)
+    project.commit("leaky specs", "specs/leaky.yaml", "specs/deploy.pem")
+    before = snapshot_state(project)
+    code, _, err = generate(project, "specs/leaky.yaml")
+    assert code == 2 and "specs/leaky.yaml holds" in err and "never sent" in err, err
+    code, _, err = generate(project, "specs/deploy.pem")
+    assert code == 2 and "specs/deploy.pem is named like a secret" in err, err
+    code, _, err = in_process(project, "cycle", "specs/leaky.yaml")
+    assert code == 2 and "specs/leaky.yaml holds" in err and "never sent" in err, err
+    assert fake_api.requests == []
+    assert snapshot_state(project) == before
