@@ -137,7 +137,7 @@ class KeySpec:
     """One configuration key: its dotted path, type, default and meaning."""
 
     path: str
-    kind: str  # "str" | "bool" | "int" | "number" | "globs" | "str?"
+    kind: str  # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
     default: Any
     doc: str
     choices: tuple[str, ...] | None = None
@@ -230,7 +230,7 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("llm.token_budget", "int", 200_000, "estimated tokens one request may carry, at most"),
     KeySpec(
         "llm.max_cost",
-        "number",
+        "amount",
         0,
         "US dollars a run may cost by the price table before it stops (0: no limit)",
     ),

@@ -122,9 +122,11 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise bad("a non-negative integer")
         return value
-    if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise bad("a positive number")
+    if kind in ("number", "amount"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad("a number")
+        if value <= 0 and (kind == "number" or value < 0):
+            raise bad("a positive number" if kind == "number" else "a number ≥ 0")
         return value
     if kind == "globs":
         if isinstance(value, str):

@@ -176,3 +176,15 @@ def test_a_pyproject_without_tddgit_is_not_parsed(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.tddgit]\nmode = 'strict'\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.split() == [str(tmp_path / "pyproject.toml"), "True"], done.stderr
+
+
+def test_a_cost_limit_of_0_is_no_limit_and_a_negative_one_is_refused(tmp_path: Path) -> None:
+    """llm.max_cost defaults to 0, documented as "no limit": writing the default down must
+    not be an error; a negative amount is."""
+    (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: 0\n")
+    assert load_config(tmp_path).get("llm.max_cost") == 0
+    (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: 0.25\n")
+    assert load_config(tmp_path).get("llm.max_cost") == 0.25
+    (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: -1\n")
+    with pytest.raises(ConfigError, match="`llm.max_cost` must be a number ≥ 0"):
+        load_config(tmp_path)
