@@ -25,6 +25,14 @@ _COLOURS = {
 }
 
 
+def shown_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> str:
+    """``path`` as the user should see it: relative to ``cwd``, whole on another drive."""
+    try:
+        return os.path.relpath(path, cwd)
+    except ValueError:  # another drive (Windows)
+        return os.fspath(path)
+
+
 def colour_enabled(stream: IO[str] | None = None) -> bool:
     """Colour only when writing to a terminal and the user has not opted out."""
     if os.environ.get("NO_COLOR"):

@@ -17,16 +17,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tddgit import faults
 from tddgit.git import Repo
 from tddgit.model import Cause, Outcome, TestResult
-
-if TYPE_CHECKING:
-    from tddgit.notes import NOTES_REF as NOTES_REF
-    from tddgit.notes import read_all_notes as read_all_notes
-    from tddgit.notes import read_note as read_note
 
 SCHEMA = "tddgit.evidence/1"
 MAX_BYTES = 4 * 1024 * 1024

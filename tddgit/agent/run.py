@@ -123,7 +123,7 @@ def run_phase(
         )
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
-    start = Start() if phase.name == "red" else preflight(repo, config, phase.name)
+    start = Start() if phase.name == "red" else preflight(repo, phase.name)
     classifier = Classifier.from_config(config)
     sandbox = Sandbox(
         root=repo.root,

@@ -26,7 +26,7 @@ class Start:
     last_step: str = ""  # the commit the step follows (refactor)
 
 
-def preflight(repo: Repo, config: Config, phase: str) -> Start:
+def preflight(repo: Repo, phase: str) -> Start:
     """What the run starts from; :class:`Refused` when the lineage forbids ``phase``."""
     from tddgit.gates.plan import TRANSITION_TEXT
 
@@ -39,6 +39,7 @@ def preflight(repo: Repo, config: Config, phase: str) -> Start:
         return Start(last_step=state.phase_commit or "")
     targets: list[str] = []
     files: dict[str, str] = {}
+    head_tree = tree_of(repo, head) if state.open_reds else ""
     for red in state.open_reds:
         ev = evidence_for_commit(repo, red, tree_of(repo, red), "red")
         if ev is None:
@@ -49,7 +50,7 @@ def preflight(repo: Repo, config: Config, phase: str) -> Start:
             )
         targets += [t for t in ev.target_ids if t not in targets]
         for path in sorted({t.split("::", 1)[0] for t in ev.target_ids}):
-            data = read_blob(repo, tree_of(repo, head), path)
+            data = read_blob(repo, head_tree, path)
             if data is not None:
                 files[path] = data.decode("utf-8", "replace")
     return Start(tuple(targets), tuple(files.items()))

@@ -9,13 +9,13 @@ replay provider reads the ``response`` lines back.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from pathlib import Path
 from typing import IO, Any
 
 from tddgit.agent.providers import Usage
+from tddgit.console import shown_path
 from tddgit.git import Repo
 
 
@@ -62,11 +62,7 @@ def session_summary(
         tokens += f" (cache: {usage.cache_read} read, {usage.cache_write} written)"
     cost = estimate_cost(model, usage)
     price = f"~${cost:.4f} (prices of {PRICES_AS_OF})" if cost is not None else "no price known"
-    try:
-        shown = os.path.relpath(transcript, cwd)
-    except ValueError:  # another drive (Windows)
-        shown = str(transcript)
     return [
         f"  session {session_id}: {turns} turns, {provider} {model}, tokens {tokens}, {price}",
-        f"  transcript: {shown}",
+        f"  transcript: {shown_path(transcript, cwd)}",
     ]

@@ -77,11 +77,9 @@ def _fork(items: Sequence[T], work: Work[T, R], blobs: BlobReader, fd: int) -> i
 
 
 def _collect(pid: int, fd: int, count: int) -> list[Any] | None:
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        return None
-    if os.waitstatus_to_exitcode(status) != 0:
+    from tddgit.audit.prerender import reap
+
+    if not reap(pid):
         return None
     size = os.fstat(fd).st_size
     chunks = []

@@ -42,11 +42,7 @@ class _Child:
 
     def done(self) -> bool:
         """Wait for the child; true when it wrote all its arrays."""
-        try:
-            _, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            return False
-        return os.waitstatus_to_exitcode(status) == 0
+        return reap(self.pid)
 
 
 _PENDING: list[_Child] = []
@@ -68,6 +64,15 @@ def start(arrays: Arrays, encoding: str, errors: str) -> None:
         os.close(fd)
         return
     _PENDING.append(_Child(arrays, pid, fd, (encoding, errors)))
+
+
+def reap(pid: int) -> bool:
+    """Wait for the forked child ``pid``; true when it exited 0 (all its work written)."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return False
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def fork_writer(fd: int, work: Callable[[], None]) -> int | None:

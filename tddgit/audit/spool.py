@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 from tddgit.audit.model import CommitRecord
-from tddgit.audit.prerender import send
+from tddgit.audit.prerender import reap, send
 
 BATCH = 256  # lines per write (a batch stays below malloc's mmap threshold)
 IDLE_BATCHES = 3  # batches per idle call: about as long as the reader's nap (3 ms)
@@ -162,7 +162,7 @@ class Spool:
                 self._copy(stream, out, start, end)
         if self.tail is not None:  # the batches the child encoded after the pass
             first = len(self.offsets) - 1
-            if _exited_well(self.tail):
+            if reap(self.tail):
                 self._copy(stream, out, self.offsets[-1], os.fstat(self.fd).st_size)
             else:  # the child failed: encode its batches here, as it would have
                 lead = "\n  " if first == 0 else ",\n  "
@@ -183,14 +183,6 @@ class Spool:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-
-
-def _exited_well(pid: int) -> bool:
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        return False
-    return os.waitstatus_to_exitcode(status) == 0
 
 
 def ready_for(records: Sequence[CommitRecord], stream: IO[str]) -> Spool | None:

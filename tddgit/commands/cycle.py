@@ -182,7 +182,8 @@ def _target(
 ) -> Target | None:
     """The spec, or the plan task's slice of it (None: --next on a plan with every task
     complete, which is said here)."""
-    from tddgit.plans.select import choose, load_plan, shown_path, task_spec
+    from tddgit.console import shown_path
+    from tddgit.plans.select import choose, load_plan, task_spec
     from tddgit.spec import load_spec
 
     if plan_path is None:

@@ -12,9 +12,9 @@ import click
 
 from tddgit import console
 from tddgit.cli import app
+from tddgit.console import shown_path as _shown
 from tddgit.errors import UsageError
 from tddgit.plans import IMPL_PLAN_FILE, PHASES, PLAN_FILE, TODO_FILE
-from tddgit.plans.select import shown_path as _shown
 
 
 class _PlanGroup(click.Group):

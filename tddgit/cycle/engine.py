@@ -70,13 +70,13 @@ def cycle_steps(refactor: bool, start: str = "red") -> tuple[str, ...]:
     return steps[steps.index(start) :]
 
 
-def worktree_config(config: Config, user_root: Path, python: str | None = None) -> Config:
+def worktree_config(config: Config, user_root: Path) -> Config:
     """The worktree's configuration with the user's interpreter pinned (the worktree has
     no ``.venv`` of its own: git-ignored), so its tests run with the user's packages."""
     from tddgit.runners.pytest import find_python
 
-    chosen = python or find_python(config, user_root)[0]
-    return dataclasses.replace(config, values={**config.values, "python": chosen})
+    python = find_python(config, user_root)[0]
+    return dataclasses.replace(config, values={**config.values, "python": python})
 
 
 def run_steps(

@@ -9,10 +9,10 @@ changed; otherwise the cycle's branch is kept and the command to merge later is 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddgit.console import shown_path
 from tddgit.cycle.engine import CycleRun
 from tddgit.git import Repo, clean_env, zsplit
 from tddgit.notes import read_note
@@ -50,19 +50,14 @@ def review_lines(repo: Repo, branch: str, base: str, run: CycleRun, cwd: Path) -
         lines += [f"    {line.strip()}" for line in stat.splitlines()]
     lines += findings or ["  findings: none (detect, yagni)"]
     tokens_in = tokens_out = 0
-    cost = 0.0
-    costed = True
     for step in run.steps:
         if step.report is None:
             continue
         usage = step.report.end.usage
         tokens_in, tokens_out = tokens_in + usage.input, tokens_out + usage.output
-        if step.report.cost is None:
-            costed = False
-        else:
-            cost += step.report.cost
-        lines.append(f"  transcript ({step.name}): {_shown(step.report.transcript, cwd)}")
-    price = f"~${cost:.4f}" if costed else "no price known"
+        lines.append(f"  transcript ({step.name}): {shown_path(step.report.transcript, cwd)}")
+    cost = run.cost()
+    price = f"~${cost:.4f}" if cost is not None else "no price known"
     lines.append(f"  tokens: {tokens_in} in / {tokens_out} out, {price}")
     for step in run.steps:
         state = "held" if step.holds else "refused"
@@ -72,13 +67,6 @@ def review_lines(repo: Repo, branch: str, base: str, run: CycleRun, cwd: Path) -
     if run.unavailable:
         lines.append(f"  {run.unavailable}: not available in this build (not run)")
     return lines
-
-
-def _shown(path: Path, cwd: Path) -> str:
-    try:
-        return os.path.relpath(path, cwd)
-    except ValueError:
-        return str(path)
 
 
 def approve(repo: Repo, user_branch: str, base: str, branch: str) -> Outcome:

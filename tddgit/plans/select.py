@@ -9,10 +9,10 @@ resumes at its green.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddgit.console import shown_path
 from tddgit.errors import UsageError
 from tddgit.git import Repo
 from tddgit.plans import PLAN_FILE
@@ -115,10 +115,3 @@ def task_spec(plan: Plan, task: Task, source: str) -> Spec:
             look_at=task.look_at,
         ),
     )
-
-
-def shown_path(path: Path, cwd: Path) -> str:
-    try:
-        return os.path.relpath(path, cwd)
-    except ValueError:
-        return str(path)
