@@ -91,8 +91,7 @@ class Spool:
             start = (len(self.offsets) - 1) * BATCH
             if self.count - start < BATCH:
                 break
-            self.pending = [self.line(r) for r in source[start : start + BATCH]]
-            self._write_batch()
+            self._encode_batch(source, start)
             did = True
         return did
 
@@ -121,8 +120,11 @@ class Spool:
     def _encode_from(self, batch: int, records: Sequence[CommitRecord]) -> None:
         """The batches from ``batch`` on, appended to the memory file."""
         for start in range(batch * BATCH, len(records), BATCH):
-            self.pending = [self.line(r) for r in records[start : start + BATCH]]
-            self._write_batch()
+            self._encode_batch(records, start)
+
+    def _encode_batch(self, records: Sequence[CommitRecord], start: int) -> None:
+        self.pending = [self.line(r) for r in records[start : start + BATCH]]
+        self._write_batch()
 
     def _write_batch(self) -> None:
         lead = "\n  " if len(self.offsets) == 1 else ",\n  "
@@ -154,10 +156,7 @@ class Spool:
         for b in range(len(self.offsets) - 1):
             start, end = self.offsets[b], self.offsets[b + 1]
             if b in self.dirty:
-                lead = "\n  " if b == 0 else ",\n  "
-                items = self.records[b * BATCH : (b + 1) * BATCH]
-                stream.write(lead + ",\n  ".join([self.line(r) for r in items]))
-                stream.flush()
+                self._write_anew(stream, b, self.records[b * BATCH : (b + 1) * BATCH])
             else:
                 self._copy(stream, out, start, end)
         if self.tail is not None:  # the batches the child encoded after the pass
@@ -165,11 +164,14 @@ class Spool:
             if reap(self.tail):
                 self._copy(stream, out, self.offsets[-1], os.fstat(self.fd).st_size)
             else:  # the child failed: encode its batches here, as it would have
-                lead = "\n  " if first == 0 else ",\n  "
-                items = self.records[first * BATCH :]
-                stream.write(lead + ",\n  ".join([self.line(r) for r in items]))
-                stream.flush()
+                self._write_anew(stream, first, self.records[first * BATCH :])
             self.tail = None
+
+    def _write_anew(self, stream: IO[str], batch: int, items: Sequence[CommitRecord]) -> None:
+        """``items``, from the start of batch ``batch`` on, encoded straight into ``stream``."""
+        lead = "\n  " if batch == 0 else ",\n  "
+        stream.write(lead + ",\n  ".join([self.line(r) for r in items]))
+        stream.flush()
 
     def _copy(self, stream: IO[str], out: int, start: int, end: int) -> None:
         if out >= 0:

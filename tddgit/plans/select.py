@@ -24,8 +24,12 @@ from tddgit.spec import Spec, TaskScope, TestCase
 @dataclass(frozen=True)
 class Chosen:
     task: Task
-    start: str  # the phase the cycle starts at: red, or green when the red already counts
-    red: tuple[str, ...]  # the red commits that count (when it starts at green)
+    red: tuple[str, ...]  # the red commits that count
+
+    @property
+    def start(self) -> str:
+        """The phase the cycle starts at: green when the task's red already counts."""
+        return "green" if self.red else "red"
 
 
 def load_plan(path: Path, root: Path, cwd: Path) -> tuple[Plan, Path]:
@@ -70,11 +74,10 @@ def choose(repo: Repo, plan: Plan, task_id: str | None, shown: str) -> Chosen | 
         )
     waiting = [d for d in task.depends_on if not status.progress[d].complete]
     if waiting:
-        plural = "s" if len(waiting) > 1 else ""
         raise UsageError(
             f"{task_id} depends on {', '.join(waiting)}, not complete yet (a red and a "
             f"green with the gates' evidence, per `tddgit plan status`)",
-            f"finish the dependenc{'ies' if plural else 'y'} first: "
+            f"finish the dependenc{'ies' if len(waiting) > 1 else 'y'} first: "
             f"`tddgit cycle --plan {shown} --task {waiting[0]}`, or --next",
         )
     return _chosen(status, task_id)
@@ -84,7 +87,7 @@ def _chosen(status: PlanStatus, task_id: str) -> Chosen:
     task = status.plan.task(task_id)
     assert task is not None
     red = tuple(status.progress[task_id].done("red"))
-    return Chosen(task, "green" if red else "red", red)
+    return Chosen(task, red)
 
 
 def task_spec(plan: Plan, task: Task, source: str) -> Spec:
