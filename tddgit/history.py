@@ -33,28 +33,12 @@ from typing import IO
 
 from tddgit.errors import GitError, UsageError
 from tddgit.git import Repo, clean_env
-from tddgit.logparse import parse_stream
+from tddgit.logparse import FORMAT, parse_stream
 from tddgit.model import Commit
 
 # Revision "names" that are really git options; they select refs, so they are allowed.
 _REF_SELECTORS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 
-
-# Field order of one commit header; the raw message is last (it is the only free text
-# that may hold anything but NUL).
-_FORMAT = "%x00".join(
-    [
-        "%H",
-        "%P",
-        "%T",
-        "%an",
-        "%ae",
-        "%at",
-        "%ct",
-        "%(trailers:only,unfold,separator=%x1f,key_value_separator=%x1e)",
-        "%B",
-    ]
-)
 
 _PIPE_SIZE = 1 << 20
 _NO_FLUSH = {"GIT_FLUSH": "0"}  # git buffers its output fully (see ``_spawn``)
@@ -87,7 +71,7 @@ def _show_args(with_files: bool, find_copies: bool, blobs: bool) -> list[str]:
 
 def _pretty_args() -> list[str]:
     return [
-        f"--format={_FORMAT}",
+        f"--format={FORMAT}",
         "--encoding=UTF-8",  # whatever i18n.logOutputEncoding says: we decode UTF-8
         "--no-color",
     ]

@@ -16,9 +16,23 @@ from typing import IO
 from tddgit.errors import GitError
 from tddgit.model import Commit, FileChange
 
-_TRAILER_SEP = "\x1f"  # between trailers (``history._FORMAT``'s %x1f)
-_KV_SEP = "\x1e"  # between a trailer's key and value (%x1e)
-_HEADER_FIELDS = 9  # the fields of one commit header (``history._FORMAT``)
+# What git prints of each commit (``--format``), the fields NUL-separated. The raw message
+# is last: it is the only free text that may hold anything but NUL.
+_FIELDS = (
+    "%H",
+    "%P",
+    "%T",
+    "%an",
+    "%ae",
+    "%at",
+    "%ct",
+    "%(trailers:only,unfold,separator=%x1f,key_value_separator=%x1e)",
+    "%B",
+)
+FORMAT = "%x00".join(_FIELDS)
+_TRAILER_SEP = "\x1f"  # between trailers (%x1f above)
+_KV_SEP = "\x1e"  # between a trailer's key and value (%x1e above)
+_HEADER_FIELDS = len(_FIELDS)
 
 _CHUNK = 1 << 20
 _SMALL_READ = 1 << 18
