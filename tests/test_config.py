@@ -186,5 +186,5 @@ def test_a_cost_limit_of_0_is_no_limit_and_a_negative_one_is_refused(tmp_path: P
     (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: 0.25\n")
     assert load_config(tmp_path).get("llm.max_cost") == 0.25
     (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: -1\n")
-    with pytest.raises(ConfigError, match="`llm.max_cost` must be a number ≥ 0"):
+    with pytest.raises(ConfigError, match=r"`llm\.max_cost` must be a number ≥ 0"):
         load_config(tmp_path)
