@@ -129,6 +129,7 @@ RUNNERS = ("auto", "pytest", "junit", "command")
 SCOPES = ("targets", "changed", "all")
 ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
+MUTATION_POLICY = ("warn", "refuse", "off")
 LLM_PROVIDERS = ("anthropic", "replay")
 
 
@@ -194,6 +195,21 @@ KEYS: tuple[KeySpec, ...] = (
         "added production lines no test executed: warn (a finding), block (refuse) or off",
         DETECTOR_POLICY,
     ),
+    KeySpec(
+        "green.mutation",
+        "str",
+        "warn",
+        "mutants of the green's changed lines that no test kills: warn, refuse or off",
+        MUTATION_POLICY,
+    ),
+    KeySpec("mutation.per_line", "int", 1, "the most mutants made of one changed line"),
+    KeySpec(
+        "mutation.budget",
+        "number",
+        10,
+        "seconds the mutation check may start mutants for; the rest are counted as not run",
+    ),
+    KeySpec("mutation.jobs", "int", 2, "mutants run at once (each on its own snapshot)"),
     KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
     KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, not both"),
     KeySpec(

@@ -101,6 +101,8 @@ class LineCoverage:
 
     statements: frozenset[int]
     executed: frozenset[int]
+    # line -> the ids of the tests that ran it (empty when the runner cannot tell)
+    tests: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
     @property
     def missing(self) -> frozenset[int]:

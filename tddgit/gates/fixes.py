@@ -34,6 +34,8 @@ FIXES = {
     "tests-removed": "restore the tests (unskip, reselect or bring them back); tests are "
     "renamed, merged or deleted in a test-side refactor, where everything passes",
     "untested-code": "remove the untested lines, or write the test that needs them in a new red",
+    "unpinned-green-line": "add a test that fails for this change, or remove the line "
+    "(green.mutation = warn only records it)",
     "yagni": "remove the code no test needs, or write the test that needs it in a new red "
     "(green.yagni = warn only records it)",
 }

@@ -78,9 +78,11 @@ def _gate(
     if plan.reasons:
         return _refused(phase, plan, change, state)
     yagni = str(config.get("green.yagni")) if phase == "green" else "off"
+    mutation = str(config.get("green.mutation")) if phase == "green" else "off"
     # A production-side refactor adds no line that no test executes (`untested-code`).
     untested = phase == "refactor" and change.touches_production
-    cover = _coverable(change) if yagni != "off" or untested else ()
+    measured = yagni != "off" or mutation != "off" or untested
+    cover = _coverable(change) if measured else ()
     background = BackgroundRun()
     started = time.time()
     try:
@@ -142,7 +144,12 @@ def _gate(
             reasons += _untested(added, result, plan)
     findings: list[dict[str, Any]] = []
     if added and not reasons and phase == "green":  # judged only on a green that holds
-        findings = _yagni(repo, classifier, state, added, result, yagni, plan, reasons)
+        if yagni != "off":
+            findings = _yagni(repo, classifier, state, added, result, yagni, plan, reasons)
+        if mutation != "off" and not reasons:
+            findings += _mutation(
+                repo, config, change, added, result, mutation, plan, reasons, on_progress
+            )
     mine, others = split(result, plan.targets)
     evidence = Evidence(
         phase=phase,
@@ -239,6 +246,30 @@ def _yagni(
     if policy == "block":
         reasons.extend(Reason("yagni", str(f["message"])) for f in findings)
     return findings
+
+
+def _mutation(
+    repo: Repo,
+    config: Config,
+    change: StagedChange,
+    added: Mapping[str, Added],
+    result: RunResult,
+    policy: str,
+    plan: Plan,
+    reasons: list[Reason],
+    on_progress: Callable[[str], None] | None,
+) -> list[dict[str, Any]]:
+    """Mutants of the green's changed lines that no test kills (`green.mutation`); with
+    ``refuse`` each survivor is also a refusal."""
+    from tddgit.mutation.check import RULE, check
+
+    severity = "error" if policy == "refuse" else "warning"
+    show = (lambda text: on_progress(f"green gate: {text}")) if on_progress else None
+    report = check(repo, config, change.tree, added, result, severity, show)
+    plan.notes.extend(report.notes)
+    if policy == "refuse":
+        reasons.extend(Reason(RULE, str(f["message"])) for f in report.findings)
+    return list(report.findings)
 
 
 def _untested(added: Mapping[str, Added], result: RunResult, plan: Plan) -> list[Reason]:

@@ -127,8 +127,21 @@ def merge_coverage(
                 continue
             statements = _int_set(lines.get("statements"))
             executed = _int_set(lines.get("executed")) & statements
+            tests = _tests_by_line(lines.get("tests"))
             if name in out:
                 statements |= out[name].statements
                 executed |= out[name].executed
-            out[name] = LineCoverage(statements, executed)
+                for line, ids in out[name].tests.items():
+                    tests[line] = tests.get(line, frozenset()) | ids
+            out[name] = LineCoverage(statements, executed, tests)
     return out, ""
+
+
+def _tests_by_line(value: Any) -> dict[int, frozenset[str]]:
+    if not isinstance(value, dict):
+        return {}
+    out: dict[int, frozenset[str]] = {}
+    for line, ids in value.items():
+        if isinstance(line, str) and line.isdigit() and isinstance(ids, list):
+            out[int(line)] = frozenset(i for i in ids if isinstance(i, str))
+    return out

@@ -194,7 +194,18 @@ class PytestRunner:
             replace(t, id=to_repo(t.id, sub), file=to_repo(t.file, sub) if t.file else t.file)
             for t in result.tests
         )
-        return replace(result, tests=tests)
+        coverage = result.coverage
+        if coverage:
+            coverage = {
+                name: replace(
+                    cov,
+                    tests={
+                        n: frozenset(to_repo(i, sub) for i in ids) for n, ids in cov.tests.items()
+                    },
+                )
+                for name, cov in coverage.items()
+            }
+        return replace(result, tests=tests, coverage=coverage)
 
     def _run(self, request: RunRequest) -> RunResult:
         top = request.root

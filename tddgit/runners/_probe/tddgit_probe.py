@@ -34,12 +34,16 @@ directory, which is pytest's rootdir in the usual case):
      "duration":float[,"exc":EXC][,"wasxfail":str][,"reason":str][,"longrepr":str]}
   {"t":"internal","exc":EXC}                  pytest internal error
   {"t":"finish","exitstatus":int}            the session ended normally
-  {"t":"coverage","files":{path:{"statements":[int],"executed":[int]}}[,"worker":str]}
+  {"t":"coverage","files":{path:{"statements":[int],"executed":[int],
+     "tests":{line:[id]}}}[,"worker":str]}
                                              with TDDGIT_PROBE_COVER, from each process
                                              (controller and xdist workers) at session
                                              finish; ``path`` as requested, ``statements``
                                              coverage.py's executable lines (``# pragma: no
-                                             cover`` excluded), ``executed`` those that ran;
+                                             cover`` excluded), ``executed`` those that ran,
+                                             ``tests`` which tests ran each line (coverage's
+                                             dynamic context, switched per test: the
+                                             mutation check runs a mutant against those only);
                                              a file coverage could not analyse is left out
   {"t":"coverage","unavailable":str}         coverage was asked for but cannot be measured:
                                              coverage.py is not importable, or another
@@ -403,8 +407,23 @@ def _finish_coverage(config: pytest.Config) -> None:
     _emit(rec)
 
 
-def _analysed(cov: Any, files: list[str]) -> dict[str, dict[str, list[int]]]:
-    out = {}
+def _switch_context(test_id: str) -> None:
+    cover = _state.get("cover")
+    cov = cover.get("cov") if cover else None
+    if cov is None:
+        return
+    try:
+        cov.switch_context(test_id)
+    except Exception:  # an old coverage.py: lines are then known to have run, not by whom
+        pass
+
+
+def _analysed(cov: Any, files: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        data = cov.get_data()
+    except Exception:
+        data = None
     for path in files:
         try:
             _, statements, _, missing, _ = cov.analysis2(path)
@@ -412,7 +431,23 @@ def _analysed(cov: Any, files: list[str]) -> dict[str, dict[str, list[int]]]:
             continue
         ran = sorted(set(statements) - set(missing))
         out[path] = {"statements": sorted(statements), "executed": ran}
+        by_line = _tests_by_line(data, path)
+        if by_line:
+            out[path]["tests"] = by_line
     return out
+
+
+def _tests_by_line(data: Any, path: str) -> dict[str, list[str]]:
+    """line -> the tests that ran it (the empty context, code run outside any test such
+    as at import, is left out)."""
+    if data is None:
+        return {}
+    try:
+        real = os.path.realpath(path)
+        contexts = data.contexts_by_lineno(real) or data.contexts_by_lineno(path)
+    except Exception:
+        return {}
+    return {str(n): sorted(c for c in ids if c) for n, ids in contexts.items() if any(ids)}
 
 
 _start_coverage()
@@ -521,6 +556,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    _switch_context(_tid(nodeid))  # in xdist workers too: they run the tests
     if _is_worker(_state["config"]):
         return
     line = location[1] + 1 if location and isinstance(location[1], int) else None
