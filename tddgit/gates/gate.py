@@ -110,7 +110,7 @@ def _gate(
         if plan.reasons:
             background.cancel()
             return _refused(phase, plan, change, state)
-        added = _added_code(repo, change) if cover else {}
+        added = _added_code(repo, change) if cover or mutation != "off" else {}
         if not background.started:
             run(None)  # the selection comes from the plan
         result, run_notes = background.result()
@@ -144,7 +144,7 @@ def _gate(
             reasons += _untested(added, result, plan)
     findings: list[dict[str, Any]] = []
     if added and not reasons and phase == "green":  # judged only on a green that holds
-        if yagni != "off":
+        if yagni != "off" and cover:
             findings = _yagni(repo, classifier, state, added, result, yagni, plan, reasons)
         if mutation != "off" and not reasons:
             findings += _mutation(

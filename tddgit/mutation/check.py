@@ -6,6 +6,10 @@ records which tests ran each line), at most ``mutation.per_line`` mutants are ma
 each is run against those tests only. A survivor is a finding ``unpinned-green-line``
 naming ``file:line``, the mutant and the fix. Lines no test ran are the yagni check's
 (``green.yagni``), not this one's.
+
+JS/TS runners report no per-line coverage: a JS/TS line's mutants run against the test
+files of the gate's run that passed (a superset of the tests that ran the line: slower,
+never a wrong survivor).
 """
 
 from __future__ import annotations
@@ -16,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from tddgit.config import Config
 from tddgit.git import Repo
-from tddgit.model import RunResult
-from tddgit.mutation.operators import mutants
+from tddgit.model import Light, RunResult
+from tddgit.mutation import jsmutants, operators
 from tddgit.mutation.run import SURVIVED, Batch, Job, run_jobs
 
 if TYPE_CHECKING:
     from tddgit.yagni import Added
 
 RULE = "unpinned-green-line"
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 FIX = "add a test that fails for this change, or remove the line"
 
 
@@ -40,28 +45,39 @@ def plan_jobs(
     repo: Repo, tree: str, added: Mapping[str, Added], result: RunResult, per_line: int
 ) -> list[Job]:
     """The mutants of the added lines that a test ran, each with the tests that ran it."""
-    from tddgit.staged import read_blob
-
     coverage = result.coverage or {}
+    passed_files = tuple(
+        sorted({t.file or t.id.partition("::")[0] for t in result.tests if t.light is Light.GREEN})
+    )
     jobs: list[Job] = []
     for path in sorted(added):
         change = added[path]
-        cov = coverage.get(path)
-        if not change.python or cov is None or not cov.tests:
+        if change.python:
+            cov = coverage.get(path)
+            if cov is None or not cov.tests:
+                continue
+            by_line = {n: tuple(sorted(cov.tests[n])) for n in change.lines if cov.tests.get(n)}
+            make = operators.mutants
+        elif path.endswith(JS_SUFFIXES) and passed_files:
+            by_line = {n: passed_files for n in change.lines}
+            make = jsmutants.mutants
+        else:
             continue
-        lines = {n for n in change.lines if cov.tests.get(n)}
-        if not lines:
+        source = _source(repo, tree, path) if by_line else None
+        if source is None:
             continue
-        blob = read_blob(repo, tree, path)
-        if blob is None:
-            continue
-        try:
-            source = blob.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        for m in mutants(path, source, lines, per_line):
-            jobs.append(Job(m, tuple(sorted(cov.tests[m.line]))))
+        jobs.extend(Job(m, by_line[m.line]) for m in make(path, source, set(by_line), per_line))
     return jobs
+
+
+def _source(repo: Repo, tree: str, path: str) -> str | None:
+    from tddgit.staged import read_blob
+
+    blob = read_blob(repo, tree, path)
+    try:
+        return None if blob is None else blob.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def check(
