@@ -157,6 +157,21 @@ def added_production(repo: Repo, change: StagedChange) -> dict[str, Added]:
     return out
 
 
+def added_between(
+    repo: Repo, classifier: Classifier, old_tree: str, new_tree: str
+) -> dict[str, Added]:
+    """The lines of code a commit (``old_tree`` -> ``new_tree``) adds to each production
+    file: ``added_production`` for a commit of the history."""
+    out: dict[str, Added] = {}
+    for f in diff_trees(repo, old_tree, new_tree):
+        if f.status == "D" or classifier.kind(f.path) is not Kind.PRODUCTION:
+            continue
+        added = _file_added(repo, old_tree, new_tree, f)
+        if added is not None and added.lines:
+            out[f.path] = added
+    return out
+
+
 # -- judging -----------------------------------------------------------------------------------
 
 

@@ -124,5 +124,14 @@ RULES: dict[str, Rule] = {
             "add only the code the red's tests need",
             implemented=False,
         ),
+        Rule(
+            "unpinned-green-line",
+            "note",
+            "A green line no test demands",
+            "a mutant of a line the green added survived every test that ran the line "
+            "(audit --verify --mutate)",
+            "add a test that fails for this change, or remove the line",
+            implemented=False,
+        ),
     )
 }

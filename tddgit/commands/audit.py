@@ -78,6 +78,13 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
     "(executes the repository's code) and report where the declared phase does not hold.",
 )
 @click.option(
+    "--mutate",
+    is_flag=True,
+    help="With --verify: mutate the lines each green added and run each mutant against the "
+    "tests that ran its line; survivors are unpinned-green-line findings, and a mutation "
+    "score per cycle and per author is printed.",
+)
+@click.option(
     "--detectors/--no-detectors",
     default=False,
     show_default=True,
@@ -106,6 +113,7 @@ def audit(
     fail_under: float | None,
     fail_on: str | None,
     verify: bool,
+    mutate: bool,
     detectors: bool,
     jobs: int,
 ) -> None:
@@ -124,6 +132,7 @@ def audit(
       tddgit audit HEAD -- src/parser            # only commits touching a path
       tddgit audit --format html -o audit.html   # a timeline to open in a browser
       tddgit audit --verify --jobs 4             # re-run the tests of declared commits
+      tddgit audit --verify --mutate             # and mutate each green's added lines
       tddgit audit --detectors                   # over-mocking, broad assertions too
     """
     from tddgit import console
@@ -132,6 +141,8 @@ def audit(
     from tddgit.audit.report import render
 
     rules = _rule_list(fail_on)
+    if mutate and not verify:
+        raise UsageError("--mutate runs the repository's code", "add --verify: --verify --mutate")
     a = app(ctx)
     if as_json:
         fmt = "json"
@@ -148,10 +159,15 @@ def audit(
         verifier = _verifier(a, jobs, bar) if verify else None
         if verifier is not None:
             options = replace(options, post_checks=(*options.post_checks, verifier))
+        scorer = _scorer(a, jobs, bar) if mutate else None
+        if scorer is not None:
+            options = replace(options, post_checks=(*options.post_checks, scorer))
         with using_detectors(_detector_settings(a.config) if detectors else None):
             report = run_audit(a.repo, a.config, options, progress=bar)
     if verifier is not None:
         console.err(verifier.summary())
+    for line in scorer.summary() if scorer is not None else ():
+        console.err(line)
     _write(report, fmt, output, render)
     keep_until_exit(report)
     _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
@@ -188,6 +204,14 @@ def _verifier(a: Any, jobs: int, bar: Any) -> Any:
     drawn = sys.stderr.isatty() and not os.environ.get("TDDGIT_NO_PROGRESS")
     show = bar.update if drawn else console.err
     return Verifier(a.repo, a.config, jobs=jobs, on_event=show)
+
+
+def _scorer(a: Any, jobs: int, bar: Any) -> Any:
+    """The --mutate post-check (tddgit.mutation.audit)."""
+    from tddgit.mutation.audit import MutationScore
+
+    drawn = sys.stderr.isatty() and not os.environ.get("TDDGIT_NO_PROGRESS")
+    return MutationScore(a.repo, a.config, jobs=jobs, on_event=bar.update if drawn else None)
 
 
 def _write(report: Any, fmt: str, output: Path | None, render: Any) -> None:
