@@ -137,7 +137,8 @@ def test_block_refuses_with_rule_yagni(red: GitRepo) -> None:
 
 
 def test_off_measures_nothing(red: GitRepo, tmp_path: Path) -> None:
-    configure(red, 'green:\n  yagni: "off"\n')  # YAML reads a bare off as false
+    # YAML reads a bare off as false; the mutation check would measure coverage too
+    configure(red, 'green:\n  yagni: "off"\n  mutation: "off"\n')
     modules = tmp_path / "modules.txt"
     data = green(red, CALC_SUB_BRANCH, env={"YAGNI_TEST_MODULES": str(modules)})
     assert data["returncode"] == 0, data
