@@ -91,7 +91,7 @@ def plan_green(
         return  # the transition check already refused
     targets: list[str] = list(tests)
     for red in state.open_reds:
-        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red")
+        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", config.scope)
         if ev is None:
             if not tests:
                 plan.reasons.append(
@@ -140,5 +140,5 @@ def plan_refactor(
             plan.notes.append("two-sided refactor (refactor.one_side = false)")
     if state.phase_commit is not None:
         plan.previous = evidence_for_commit(
-            repo, state.phase_commit, tree_of(repo, state.phase_commit), None
+            repo, state.phase_commit, tree_of(repo, state.phase_commit), None, config.scope
         )
