@@ -108,7 +108,9 @@ def plan_green(
         plan.reds.append(ev)
         if not config.flag("green.allow_test_edits"):
             files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
-            for f in diff_trees(repo, ev.tree, change.tree, files):
+            # No target ids (a coarse runner's red): no files to compare; an empty
+            # pathspec would compare every file of the tree.
+            for f in diff_trees(repo, ev.tree, change.tree, files) if files else ():
                 plan.reasons.append(
                     Reason(
                         "test-edited-in-green",

@@ -33,6 +33,7 @@ CART_TEST_COUNT = CART_TEST + (
     "\n\ndef test_count():\n    from shop.cart import count\n\n    assert count([1, 2]) == 2\n"
 )
 CART_COUNT = CART + "\n\ndef count(prices):\n    return len(prices)\n"
+CART_TEST_RENAMED = CART_TEST_COUNT.replace("def test_count(", "def test_count_items(")
 CART_COUNT_REFACTORED = (
     "def total(prices):\n    return sum(prices)\n\n\ndef count(prices):\n"
     "    return len(list(prices))\n"
