@@ -79,7 +79,7 @@ def frontend(repo: GitRepo, at: str = "frontend") -> None:
 
 def shop(repo: GitRepo) -> None:
     """The backend + frontend repository, committed."""
-    repo.write(".gitignore", "node_modules\n__pycache__/\n.pytest_cache/\n", dedent=False)
+    repo.write(".gitignore", "node_modules\n.venv\n__pycache__/\n.pytest_cache/\n", dedent=False)
     repo.write("README.md", "# shop\n", dedent=False)
     backend(repo)
     frontend(repo)
