@@ -43,6 +43,15 @@ def run_step(
     if not projects.multi:
         only = projects.all[0].config
         return run_gate(repo, only, phase, tests, on_progress=on_progress, amend=amend)
+    stray = projects.outside(tests)
+    if stray:
+        from tddgit.errors import UsageError
+
+        raise UsageError(
+            f"{stray[0]} is in none of the repository's projects "
+            f"({', '.join(p.label for p in projects.all)})",
+            "name the test relative to the repository, its project or the current directory",
+        )
     change, mine = touched(repo, projects, tests, amend=amend)
     if not mine:  # nothing any project holds: judged as the whole repository
         return run_gate(repo, projects.top, phase, tests, on_progress=on_progress, amend=amend)
