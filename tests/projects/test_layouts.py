@@ -166,3 +166,21 @@ def test_a_project_inside_a_project(repo: GitRepo) -> None:
         "tests/test_calc.py::test_add",
         "tests/test_calc.py::test_sub",
     ]
+
+
+def test_run_at_the_top_runs_every_project_in_its_own_directory(repo: GitRepo) -> None:
+    repo.write(".gitignore", "node_modules\n__pycache__/\n.pytest_cache/\n", dedent=False)
+    backend(repo, "api")
+    repo.write("tools/Makefile", MAKEFILE, dedent=False)
+    repo.write("tools/greet.py", GREET, dedent=False)
+    repo.write("tools/tests/check.py", CHECK, dedent=False)
+    repo.commit("start")
+    run = json.loads(ok(tddgit_in(repo, ".", "run", "--json")).stdout)
+    assert sorted(t["id"] for t in run["tests"]) == [
+        "api/tests/test_cart.py::test_total",
+        "make test",
+    ]
+    only = json.loads(ok(tddgit_in(repo, "tools", "run", "--json")).stdout)
+    assert [t["id"] for t in only["tests"]] == ["make test"]
+    named = json.loads(ok(tddgit_in(repo, "tools", "run", "--json", "../api/tests")).stdout)
+    assert [t["id"] for t in named["tests"]] == ["api/tests/test_cart.py::test_total"]
