@@ -69,7 +69,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         console.out(json.dumps(data, indent=2))
         return
     if per:
-        _print_projects(change, per, fresh.phase if fresh else None)
+        _print_projects(where, change, per, fresh.phase if fresh else None)
         return
     head = change.head[:10] if change.head else "no commits yet"
     console.out(f"on {where} at {head}")
@@ -128,9 +128,11 @@ def _project(repo: Repo, project: Project, change: StagedChange) -> dict[str, An
     }
 
 
-def _print_projects(change: StagedChange, per: list[dict[str, Any]], fresh: str | None) -> None:
+def _print_projects(
+    where: str, change: StagedChange, per: list[dict[str, Any]], fresh: str | None
+) -> None:
     head = change.head[:10] if change.head else "no commits yet"
-    console.out(f"at {head}, {len(per)} projects")
+    console.out(f"on {where} at {head}, {len(per)} projects (each with its own cycle)")
     for p in per:
         label = p["dir"] or "."
         last = f"{p['phase']} ({p['phase_commit'][:10]})" if p["phase_commit"] else "none yet"
