@@ -57,6 +57,7 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/gate_overhead.py
 	$(BIN)/python bench/hook_latency.py
+	$(BIN)/python bench/discovery.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/guard_latency.py
 	$(BIN)/python bench/cycle_startup.py

@@ -11,9 +11,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tddgit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tddgit.projects.scope import Scope
 
 DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     # Python
@@ -138,7 +141,9 @@ class KeySpec:
     """One configuration key: its dotted path, type, default and meaning."""
 
     path: str
-    kind: str  # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
+    # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
+    # | "projects" (a list of tables)
+    kind: str
     default: Any
     doc: str
     choices: tuple[str, ...] | None = None
@@ -180,8 +185,15 @@ KEYS: tuple[KeySpec, ...] = (
         "root",
         "str?",
         None,
-        "the project's directory in the repository; tests run there (auto: the nearest "
-        "pyproject.toml, pytest.ini, setup.cfg or package.json)",
+        "one project's directory in the repository, the only project (shorthand for a "
+        "one-entry `projects`; unset: projects are discovered, docs/monorepo.md)",
+    ),
+    KeySpec(
+        "projects",
+        "projects",
+        (),
+        "the repository's projects, each a table with `dir` and its own keys (runner, "
+        "test_command, test_globs, python, ...); unset: discovered (docs/monorepo.md)",
     ),
     KeySpec("timeout", "number", 300, "seconds for one test run; the process group is killed"),
     KeySpec("red.scope", "str", "changed", "tests the red gate runs besides its targets", SCOPES),
@@ -272,6 +284,12 @@ KEYS: tuple[KeySpec, ...] = (
 )
 
 KEYS_BY_PATH: dict[str, KeySpec] = {k.path: k for k in KEYS}
+# Keys that hold for the whole repository: read only from the configuration at its top.
+REPO_WIDE = ("mode", "root", "projects", "hooks.", "llm.", "cycle.")
+# The keys a project may set for itself (a `projects` entry, its own configuration file).
+PROJECT_KEYS: tuple[str, ...] = tuple(
+    k.path for k in KEYS if not any(k.path == w or k.path.startswith(w) for w in REPO_WIDE)
+)
 SECTIONS = frozenset(k.path.split(".")[0] for k in KEYS if "." in k.path)
 
 
@@ -285,6 +303,9 @@ class Config:
     root: Path | None = field(default=None, compare=False)
     # the project's directory relative to the repository ("": its top), where tests run
     project: str = field(default="", compare=False)
+    # In a repository of several projects: what this project owns (its steps, lineage and
+    # evidence are its own). None: the repository is one project, all of it.
+    scope: Scope | None = field(default=None, compare=False)
 
     def get(self, path: str) -> Any:
         return self.values[path]
@@ -326,12 +347,20 @@ class Config:
             "file": str(self.file) if self.file else None,
             "keys": {
                 k.path: {
-                    "value": list(v) if isinstance(v := self.values[k.path], tuple) else v,
+                    "value": _plain(self.values[k.path]),
                     "source": self.sources[k.path],
                 }
                 for k in KEYS
             },
         }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def default_config() -> Config:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tddgit.config import KEYS_BY_PATH, SECTIONS, Config, KeySpec
+from tddgit.config import KEYS_BY_PATH, PROJECT_KEYS, SECTIONS, Config, KeySpec
 from tddgit.errors import ConfigError
 
 
@@ -114,6 +114,8 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
         )
 
     kind = spec.kind
+    if kind == "projects":
+        return _projects(value, file)
     if kind == "bool":
         if not isinstance(value, bool):
             raise bad("true or false")
@@ -146,6 +148,55 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
             f"set `{spec.path}` to one of those",
         )
     return value
+
+
+def _projects(value: Any, file: str) -> tuple[dict[str, Any], ...]:
+    """The `projects` list: tables each with a `dir` inside the repository and only keys a
+    project may set for itself, checked like the same keys at the top."""
+    fix = "write `projects` as a list of tables, each with `dir` (see docs/monorepo.md)"
+    if not isinstance(value, list):
+        raise ConfigError(f"{file}: `projects` must be a list of tables, not {_tname(value)}", fix)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for n, item in enumerate(value, 1):
+        where = f"{file}: `projects` entry {n}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where} must be a table, not {_tname(item)}", fix)
+        entry = dict(item)
+        directory = entry.pop("dir", None)
+        if not isinstance(directory, str) or not directory.strip():
+            raise ConfigError(f"{where} has no `dir`", "give each entry `dir`, e.g. `backend`")
+        directory = project_dir(directory, f"{where}: `dir`")
+        if directory in seen:
+            raise ConfigError(
+                f"{where}: `dir` {directory or '.'!r} is listed twice", "keep one entry per dir"
+            )
+        seen.add(directory)
+        checked: dict[str, Any] = {"dir": directory}
+        for key, sub in _flatten(entry, where).items():
+            if key not in PROJECT_KEYS:
+                why = "is set for the whole repository" if key in KEYS_BY_PATH else "is unknown"
+                raise ConfigError(
+                    f"{where} ({directory or '.'}): key `{key}` {why}",
+                    "set it at the top level of the configuration, or remove it",
+                )
+            checked[key] = _check(KEYS_BY_PATH[key], sub, f"{where} ({directory or '.'})")
+        out.append(checked)
+    return tuple(out)
+
+
+def project_dir(value: str, what: str) -> str:
+    """A configured project directory, repo-relative posix ("" for the top)."""
+    from pathlib import PurePosixPath
+
+    rel = PurePosixPath(value.replace("\\", "/"))
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ConfigError(
+            f"{what} must be a directory inside the repository, not {value!r}",
+            "give it relative to the repository's top, e.g. `backend`",
+        )
+    text = rel.as_posix()
+    return "" if text == "." else text
 
 
 def checked_values(

@@ -17,13 +17,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tddgit import faults
 from tddgit.git import Repo
 from tddgit.model import Cause, Outcome, TestResult
 
-SCHEMA = "tddgit.evidence/1"
+if TYPE_CHECKING:
+    from tddgit.projects.scope import Scope
+
+# 2: a step of a repository of several projects records each touched project's evidence
+# under `projects` (docs/evidence.md); notes of schema 1 are still read.
+SCHEMA = "tddgit.evidence/2"
+SCHEMAS = ("tddgit.evidence/1", SCHEMA)
 MAX_BYTES = 4 * 1024 * 1024
 PHASES = ("red", "green", "refactor")
 
@@ -58,10 +64,36 @@ class Evidence:
     # A test-side refactor: the previous step's test ids it removed and the ids it added.
     removed: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
+    # A repository of several projects: each project the step touched -> its own record
+    # (the fields above then hold all of them together).
+    projects: Mapping[str, Evidence] = field(default_factory=dict)
 
     @property
     def target_ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.targets)
+
+    def of_project(self, scope: Scope | None) -> Evidence | None:
+        """This step's record for one project (``scope`` None: the whole repository). A
+        record without per-project parts (schema 1, a one-project repository) is cut down
+        to the ids and paths the project owns; None when the step did not touch it."""
+        if scope is None:
+            return self
+        if self.projects:
+            return self.projects.get(scope.dir)
+        from dataclasses import replace
+
+        def ids(items: tuple[TestResult, ...]) -> tuple[TestResult, ...]:
+            return tuple(t for t in items if scope.owns(t.id))
+
+        return replace(
+            self,
+            targets=ids(self.targets),
+            others=ids(self.others),
+            test_ids=scope.keep(self.test_ids),
+            removed=scope.keep(self.removed),
+            added=scope.keep(self.added),
+            changes={k: scope.keep(v) for k, v in self.changes.items()},
+        )
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -87,6 +119,8 @@ class Evidence:
         }
         if self.agent is not None:
             data["agent"] = dict(self.agent)
+        if self.projects:
+            data["projects"] = {d: _part(ev) for d, ev in self.projects.items()}
         return data
 
     def dumps(self) -> str:
@@ -95,6 +129,14 @@ class Evidence:
         # turns each lone surrogate into its JSON escape (``\udce9``), which parses back
         # to the same path, so the record stays valid UTF-8 and exact.
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_SHARED = ("schema", "phase", "tree", "parent", "tddgit_version", "agent")
+
+
+def _part(ev: Evidence) -> dict[str, Any]:
+    """One project's record inside a step's: the fields the step does not share."""
+    return {k: v for k, v in ev.to_json().items() if k not in _SHARED}
 
 
 def _req(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
@@ -149,8 +191,12 @@ def parse_evidence(data: bytes | str) -> Evidence:
         raise EvidenceError("evidence is not valid JSON") from exc
     if not isinstance(raw, dict):
         raise EvidenceError("evidence is not a JSON object")
-    if raw.get("schema") != SCHEMA:
+    if raw.get("schema") not in SCHEMAS:
         raise EvidenceError(f"unknown evidence schema {str(raw.get('schema'))[:40]!r}")
+    return _evidence(raw, nested=True)
+
+
+def _evidence(raw: dict[str, Any], *, nested: bool) -> Evidence:
     phase = _req(raw, "phase", str)
     if phase not in PHASES:
         raise EvidenceError(f"unknown phase {phase[:20]!r}")
@@ -186,6 +232,15 @@ def parse_evidence(data: bytes | str) -> Evidence:
         raise EvidenceError("field `agent` must be an object")
     tree = _sha(raw.get("tree"), "tree")
     assert tree is not None
+    parts = raw.get("projects", {})
+    if not isinstance(parts, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) for k, v in parts.items()
+    ):
+        raise EvidenceError("field `projects` must map directories to records")
+    if parts and not nested:
+        raise EvidenceError("a project's record holds no `projects`")
+    shared = {k: raw[k] for k in _SHARED if k in raw}
+    projects = {d: _evidence({**part, **shared}, nested=False) for d, part in parts.items()}
     return Evidence(
         phase=phase,
         tree=tree,
@@ -206,6 +261,7 @@ def parse_evidence(data: bytes | str) -> Evidence:
         agent=agent,
         removed=tuple(moved["removed"]),
         added=tuple(moved["added"]),
+        projects=projects,
     )
 
 

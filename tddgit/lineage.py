@@ -15,9 +15,13 @@ import subprocess
 from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.git import Repo
+
+if TYPE_CHECKING:
+    from tddgit.projects.scope import Scope
 
 PHASES = ("red", "green", "refactor")
 TRAILER = "GSD-Phase"
@@ -63,13 +67,16 @@ def allowed(state: State, phase: str) -> str | None:
     return None
 
 
-def _cache_file(repo: Repo, commit: str) -> Path:
-    return repo.tddgit_dir / "lineage" / commit[:2] / commit[2:]
+def _cache_file(repo: Repo, commit: str, scope: Scope | None = None) -> Path:
+    base = repo.tddgit_dir / "lineage"
+    if scope is not None:
+        base = base / f"p-{scope.key}"  # one project's lineage: its own states
+    return base / commit[:2] / commit[2:]
 
 
-def _load(repo: Repo, commit: str) -> State | None:
+def _load(repo: Repo, commit: str, scope: Scope | None = None) -> State | None:
     try:
-        raw = json.loads(_cache_file(repo, commit).read_text())
+        raw = json.loads(_cache_file(repo, commit, scope).read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(raw, dict) or raw.get("v") != _VERSION:
@@ -85,8 +92,8 @@ def _load(repo: Repo, commit: str) -> State | None:
         return None
 
 
-def _store(repo: Repo, commit: str, state: State) -> None:
-    path = _cache_file(repo, commit)
+def _store(repo: Repo, commit: str, state: State, scope: Scope | None = None) -> None:
+    path = _cache_file(repo, commit, scope)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # lazily: the hook fast path only reads states
@@ -105,20 +112,22 @@ def _store(repo: Repo, commit: str, state: State) -> None:
         pass  # a cache: failing to write it only costs speed
 
 
-def state_at(repo: Repo, commit: str | None) -> State:
-    """The lineage state after ``commit`` (the empty state for an unborn branch)."""
+def state_at(repo: Repo, commit: str | None, scope: Scope | None = None) -> State:
+    """The lineage state after ``commit`` (the empty state for an unborn branch). With a
+    ``scope`` (one project of several), only the steps that touched that project count:
+    a backend red is never closed by a frontend green."""
     if commit is None:
         return State()
-    cached = _load(repo, commit)
+    cached = _load(repo, commit, scope)
     if cached is not None:
         return cached
     # Walk first parents back to a cached state (or the root), streaming, then fold forward.
     chain: list[tuple[str, str | None]] = []
     base = State()
-    records = _first_parents(repo, commit)
+    records = _first_parents(repo, commit, scope)
     try:
         for sha, declared in records:
-            found = _load(repo, sha) if chain else None
+            found = _load(repo, sha, scope) if chain else None
             if found is not None:
                 base = found
                 break
@@ -128,19 +137,26 @@ def state_at(repo: Repo, commit: str | None) -> State:
     state = base
     for sha, declared in reversed(chain):
         state = step(state, sha, declared)
-    _store(repo, commit, state)
+    _store(repo, commit, state, scope)
     return state
 
 
-def _first_parents(repo: Repo, commit: str) -> Generator[tuple[str, str | None], None, None]:
-    """(sha, declared phase) from ``commit`` back along first parents, one git process."""
+def _first_parents(
+    repo: Repo, commit: str, scope: Scope | None = None
+) -> Generator[tuple[str, str | None], None, None]:
+    """(sha, declared phase) from ``commit`` back along first parents, one git process;
+    with a ``scope``, a commit touching none of its paths declares nothing there."""
+    header = f"%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)"
+    if scope is not None:
+        yield from _scoped(repo, commit, scope, header)
+        return
     proc = subprocess.Popen(
         [
             "git",
             "log",
             "--first-parent",
             "-z",
-            f"--format=%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)",
+            f"--format={header}",
             commit,
         ],
         cwd=repo.root,
@@ -161,6 +177,46 @@ def _first_parents(repo: Repo, commit: str) -> Generator[tuple[str, str | None],
                 yield _record(rec)
         if buf.strip():
             yield _record(buf)
+    finally:
+        stream.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def _scoped(
+    repo: Repo, commit: str, scope: Scope, header: str
+) -> Generator[tuple[str, str | None], None, None]:
+    args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "-z", "--name-only"]
+    proc = subprocess.Popen(
+        [*args, f"--format=%x1e{header}", commit],
+        cwd=repo.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    stream = proc.stdout
+    assert stream is not None
+
+    def parsed(rec: bytes) -> tuple[str, str | None]:
+        head, _, rest = rec.partition(b"\0")
+        sha, declared = _record(head)
+        files = rest.lstrip(b"\n").decode("utf-8", "surrogateescape").split("\0")
+        mine = declared is not None and any(f and scope.owns(f) for f in files)
+        return sha, declared if mine else None
+
+    try:
+        buf = b""
+        while True:
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\x1e")
+            for rec in done:
+                if rec:
+                    yield parsed(rec)
+        if buf.strip():
+            yield parsed(buf)
     finally:
         stream.close()
         if proc.poll() is None:

@@ -22,6 +22,7 @@ from tddgit.git import Repo
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader
+    from tddgit.projects.scope import Scope
 
 NOTES_REF = "refs/notes/tddgit"
 NOTE_ATTEMPTS = 40
@@ -111,16 +112,19 @@ def read_note(repo: Repo, commit: str) -> Evidence | None:
     return parse_evidence(proc.stdout)
 
 
-def evidence_for_commit(repo: Repo, commit: str, tree: str, phase: str | None) -> Evidence | None:
+def evidence_for_commit(
+    repo: Repo, commit: str, tree: str, phase: str | None, scope: Scope | None = None
+) -> Evidence | None:
     """A past commit's evidence: its note, or failing that, the cache entry of its tree
-    (a commit made with plain `git commit` after `--no-commit`)."""
+    (a commit made with plain `git commit` after `--no-commit`); with a ``scope``, the
+    part of it that is that project's (``Evidence.of_project``)."""
     try:
         ev = read_note(repo, commit)
     except EvidenceError:
         ev = None
-    if ev is not None and ev.tree == tree and (phase is None or ev.phase == phase):
-        return ev
-    return cache_get(repo, tree, phase)
+    if ev is None or ev.tree != tree or (phase is not None and ev.phase != phase):
+        ev = cache_get(repo, tree, phase)
+    return ev.of_project(scope) if ev is not None else None
 
 
 def _note_pairs(repo: Repo) -> list[tuple[str, str]]:

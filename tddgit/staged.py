@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tddgit.errors import GitError, UsageError
@@ -46,6 +46,11 @@ class StagedChange:
 
     def summary(self) -> dict[str, list[str]]:
         return {k.value: self.paths(k) for k in Kind}
+
+    def within(self, owns: Callable[[str], bool]) -> StagedChange:
+        """The same change cut down to the files ``owns`` accepts (one project's part)."""
+        files = tuple(f for f in self.files if owns(f.path))
+        return replace(self, files=files, kinds={f.path: self.kinds[f.path] for f in files})
 
 
 def write_index_tree(repo: Repo) -> str:

@@ -38,7 +38,7 @@ def test_red_holds_commits_with_trailer_and_note(project: GitRepo) -> None:
     assert "tests/test_calc.py::test_sub" in proc.stdout
     assert trailer(project) == "red"
     note = json.loads(project.git("notes", "--ref=tddgit", "show", "HEAD"))
-    assert note["schema"] == "tddgit.evidence/1"
+    assert note["schema"] == "tddgit.evidence/2"
     assert note["phase"] == "red"
     assert note["tree"] == project.git("rev-parse", "HEAD^{tree}").strip()
     [target] = note["targets"]

@@ -50,3 +50,18 @@ def test_agent_pre_write_hook_imports_nothing_heavy(project: GitRepo, target: st
     modules, heavy = heavy_loaded(project, ["agent", "hook", "claude-code"], json.dumps(payload))
     assert "tddgit.guard.rules" in modules
     assert heavy == []
+
+
+def test_commit_msg_hook_in_a_repository_of_projects_imports_nothing_heavy(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """Discovering the projects and reading each one's configuration stays light."""
+    repo.write("api/pyproject.toml", "[project]\nname = 'a'\n\n[tool.tddgit]\ntimeout = 9\n")
+    repo.write("web/package.json", "{}\n")
+    repo.write("tools/Makefile", "test:\n\ttrue\n")
+    repo.commit("three projects")
+    msg = tmp_path / "MSG"
+    msg.write_text("plain message\n")
+    modules, heavy = heavy_loaded(repo, ["hook", "commit-msg", str(msg)])
+    assert "tddgit.projects.discover" in modules
+    assert heavy == []

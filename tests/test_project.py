@@ -110,21 +110,31 @@ def test_root_key_outside_the_repository_is_a_config_error(repo: GitRepo) -> Non
     assert "`root`" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_ambiguous_projects_run_from_the_top_unless_root_says(tmp_path: Path) -> None:
+def test_projects_are_discovered_from_tracked_files(tmp_path: Path) -> None:
     from tddgit.git import find_repo
-    from tddgit.project import find_project_dir
+    from tddgit.projects import load_projects
 
     repo = GitRepo(tmp_path)
     repo.git("init", "-q")
     repo.write("api/pyproject.toml", "[project]\nname='a'\n")
     repo.write("web/package.json", "{}\n")
-    repo.commit("two projects")
+    repo.write("web/node_modules/left-pad/package.json", "{}\n")
+    repo.write("tools/vendor/x/go.mod", "module x\n")
+    repo.write("docs/Makefile", "html:\n\tsphinx-build . _build\n")
+    repo.write("ops/Makefile", "test:\n\t./check.sh\n")
+    repo.write("env/pyvenv.cfg", "home = /usr\n")
+    repo.write("env/lib/site/pkg/setup.cfg", "[metadata]\n")
+    repo.commit("projects")
     found = find_repo(tmp_path)
-    assert find_project_dir(found, tmp_path) == ""
-    assert find_project_dir(found, tmp_path / "web") == "web"
-    assert find_project_dir(found, tmp_path, "api") == "api"
+    assert [p.dir for p in load_projects(found).all] == ["api", "ops", "web"]
     (tmp_path / "web" / "package.json").unlink()
-    repo.commit("one project left")
-    assert find_project_dir(found, tmp_path) == "api"
+    repo.commit("one project less")
+    assert [p.dir for p in load_projects(found).all] == ["api", "ops"]
     repo.write("setup.py", "from setuptools import setup\nsetup()\n")
-    assert find_project_dir(found, tmp_path) == ""  # the top is a project of its own
+    repo.commit("the top is a project of its own")
+    projects = load_projects(found)
+    assert [p.dir for p in projects.all] == ["", "api", "ops"]
+    assert projects.of("api/tests/test_x.py::t").dir == "api"  # type: ignore[union-attr]
+    assert projects.of("README.md").dir == ""  # type: ignore[union-attr]
+    assert projects.all[0].scope.owns("tests/x.py")
+    assert not projects.all[0].scope.owns("api/x.py")

@@ -17,7 +17,7 @@ from tddgit.cli import app
 from tddgit.console import outcome_count
 from tddgit.errors import UsageError
 from tddgit.evidence import Evidence, cache_put
-from tddgit.gates import Verdict, run_gate
+from tddgit.gates import Verdict
 from tddgit.git import Repo
 from tddgit.model import Light
 from tddgit.notes import NOTES_REF, write_note
@@ -125,9 +125,14 @@ def _phase_command(phase: str) -> click.Command:
         trailers = [f"GSD-Phase: {phase}", *_task_trailer(task, no_commit)]
         a = app(ctx)
         repo, config = a.repo, a.config
+        from tddgit.project import repo_projects
+        from tddgit.projects.gate import run_step
+        from tddgit.projects.names import repo_test_id
+
+        named = tuple(repo_test_id(t, repo.root, a.cwd, config.project) for t in tests)
         faults.point("phase.before-gate")
         with console.progress(f"{phase} gate", lines=True) as bar:
-            verdict = run_gate(repo, config, phase, tests, on_progress=bar.update)
+            verdict = run_step(repo, repo_projects(repo), phase, named, on_progress=bar.update)
         if not verdict.holds or no_commit or not as_json:
             _emit(verdict, as_json)
         if not verdict.holds:

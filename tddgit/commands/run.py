@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -38,15 +37,17 @@ def run(ctx: click.Context, tests: tuple[str, ...], as_json: bool) -> None:
       tddgit run tests/test_calc.py
       tddgit run "tests/test_calc.py::test_add[1-2]" --json
     """
-    from tddgit.runners import get_runner, run_work_tree
+    from tddgit.project import project_at, repo_projects
+    from tddgit.projects.names import repo_test_id
+    from tddgit.projects.run import run_projects, which
 
     a = app(ctx)
     repo, config = a.repo, a.config
-    runner = get_runner(config, repo.root / config.project)
-    wanted = tuple(_repo_relative(t, a.cwd, repo.root) for t in tests)
-    where = (repo.root / config.project).name
-    with console.progress(f"running {runner.name} tests in {where}"):
-        result = run_work_tree(repo, config, wanted, runner)
+    wanted = tuple(repo_test_id(t, repo.root, a.cwd, config.project) for t in tests)
+    chosen = which(repo_projects(repo), project_at(repo, a.cwd), wanted)
+    shown = ", ".join(f"{p.runner} in {p.label}" for p in chosen)
+    with console.progress(f"running the tests ({shown})"):
+        result = run_projects(repo, chosen, wanted)
     if as_json:
         click.echo(json.dumps(to_json(result), ensure_ascii=False))
     else:
@@ -73,19 +74,6 @@ def to_json(result: RunResult) -> dict[str, object]:
         entry["line"] = test.line
         entry["duration"] = round(test.duration, 6)
     return data
-
-
-def _repo_relative(test: str, cwd: Path, root: Path) -> str:
-    """A TEST argument given relative to the current directory, made relative to the repo."""
-    path, sep, rest = test.partition("::")
-    candidate = (cwd / path).resolve() if path else None
-    if candidate is None or not candidate.exists():
-        return test
-    try:
-        rel = candidate.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return test
-    return (rel or ".") + sep + rest
 
 
 def _symbols() -> dict[Light, str]:

@@ -31,7 +31,8 @@ class Before:
                 evidence.append(plan.previous)
             head = self.change.head
             if not evidence and head is not None:
-                ev = evidence_for_commit(self.repo, head, tree_of(self.repo, head), None)
+                tree = tree_of(self.repo, head)
+                ev = evidence_for_commit(self.repo, head, tree, None, self.config.scope)
                 evidence = [ev] if ev is not None else []
             for ev in evidence:
                 self._known.add_evidence(ev)

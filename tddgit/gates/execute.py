@@ -251,7 +251,7 @@ def collect_at(
     from tddgit.snapshot import import_paths, snapshot
     from tddgit.staged import tree_of
 
-    runner = get_runner(config, repo.root)
+    runner = get_runner(config, repo.root / config.project)
     if getattr(runner, "collect", None) is None:
         return None
     with snapshot(repo, tree_of(repo, commit)) as root:
@@ -261,6 +261,7 @@ def collect_at(
         request = RunRequest(
             root=root,
             tests=present,
+            subdir=config.project,
             timeout=config.timeout,
             env={**os.environ, **_import_env(import_paths(root))},
             project_root=repo.root,

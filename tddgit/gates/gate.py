@@ -68,11 +68,13 @@ def _gate(
     amend: bool = False,
 ) -> Verdict:
     change = staged_change(repo, classifier, amend=amend)
+    if config.scope is not None:  # one project of several: its files are its step
+        change = change.within(config.scope.owns)
     if not change.files and change.head is not None:
         from tddgit.errors import UsageError
 
         raise UsageError("nothing is staged", f"`git add` the {phase} step's files first")
-    state = state_at(repo, change.head)
+    state = state_at(repo, change.head, config.scope)
     plan = Plan()
     check_transition(state, phase, plan)
     if plan.reasons:

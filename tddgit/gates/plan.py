@@ -91,7 +91,7 @@ def plan_green(
         return  # the transition check already refused
     targets: list[str] = list(tests)
     for red in state.open_reds:
-        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red")
+        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", config.scope)
         if ev is None:
             if not tests:
                 plan.reasons.append(
@@ -108,7 +108,9 @@ def plan_green(
         plan.reds.append(ev)
         if not config.flag("green.allow_test_edits"):
             files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
-            for f in diff_trees(repo, ev.tree, change.tree, files):
+            # No target ids (a coarse runner's red): no files to compare; an empty
+            # pathspec would compare every file of the tree.
+            for f in diff_trees(repo, ev.tree, change.tree, files) if files else ():
                 plan.reasons.append(
                     Reason(
                         "test-edited-in-green",
@@ -140,5 +142,5 @@ def plan_refactor(
             plan.notes.append("two-sided refactor (refactor.one_side = false)")
     if state.phase_commit is not None:
         plan.previous = evidence_for_commit(
-            repo, state.phase_commit, tree_of(repo, state.phase_commit), None
+            repo, state.phase_commit, tree_of(repo, state.phase_commit), None, config.scope
         )

@@ -46,7 +46,12 @@ def run(ctx: HookContext, config: Config, args: Sequence[str]) -> int:
         )
     amend = is_amend(ctx)
     parent = first_parent(ctx, amend)
-    _check_transition(ctx, parent, phase)
+    from tddgit.project import repo_projects
+
+    if not repo_projects(ctx.repo).multi:
+        # Several projects: each has its own lineage, so the transition is checked per
+        # project, by the gate (fresh evidence was judged on this parent already).
+        _check_transition(ctx, parent, phase)
     _check_evidence(ctx, config, phase, parent, amend)
     return 0
 
@@ -153,12 +158,13 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str, amend: bool) -> 
 
     from tddgit.commands.phase import render_findings, render_verdict
     from tddgit.evidence import cache_put
-    from tddgit.gates import run_gate
+    from tddgit.project import repo_projects
+    from tddgit.projects.gate import run_step
     from tddgit.snapshot import use_scratch_dir
 
     note(HOOK, f"no stored {phase} evidence for this tree: running the {phase} gate now")
-    with use_scratch_dir():
-        verdict = run_gate(ctx.repo, config, phase, amend=amend)
+    with use_scratch_dir():  # each project the change touches, judged in its own
+        verdict = run_step(ctx.repo, repo_projects(ctx.repo), phase, amend=amend)
 
     def write(line: str) -> None:
         sys.stderr.write(line + "\n")

@@ -45,13 +45,42 @@ class RunRequest:
     on_tests: Callable[[int, int], None] | None = None
 
     def in_project(self) -> RunRequest:
-        """The request with the project's directory as its root, for runners that only
-        need to run there (their test ids are their own, not paths to map)."""
+        """The request with the project's directory as its root, for runners that run
+        there and name tests relative to it; ``in_repo`` maps their result back."""
         if not self.subdir:
             return self
         import dataclasses
 
-        return dataclasses.replace(self, root=self.root / self.subdir, subdir="")
+        from tddgit.projects.scope import to_project
+
+        tests = tuple(to_project(t, self.subdir) for t in self.tests)
+        return dataclasses.replace(self, root=self.root / self.subdir, subdir="", tests=tests)
+
+
+def in_repo(result: RunResult, subdir: str) -> RunResult:
+    """A result whose ids and files are relative to the project directory ``subdir``, with
+    them relative to the repository: the one place a runner's own ids are mapped (docs/
+    monorepo.md, "one way to write a test id")."""
+    if not subdir:
+        return result
+    from tddgit.projects.scope import to_repo
+
+    tests = tuple(
+        replace(t, id=to_repo(t.id, subdir), file=to_repo(t.file, subdir) if t.file else t.file)
+        for t in result.tests
+    )
+    coverage = result.coverage
+    if coverage:  # which tests ran each line (the mutation check) are ids too
+        coverage = {
+            name: replace(
+                cov,
+                tests={
+                    n: frozenset(to_repo(i, subdir) for i in ids) for n, ids in cov.tests.items()
+                },
+            )
+            for name, cov in coverage.items()
+        }
+    return replace(result, tests=tests, coverage=coverage)
 
 
 class Runner(Protocol):

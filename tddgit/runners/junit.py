@@ -28,7 +28,7 @@ from tddgit.config import Config
 from tddgit.console import plural
 from tddgit.errors import ConfigError, RunnerError
 from tddgit.model import RunResult, TestResult
-from tddgit.runners import RunRequest, select
+from tddgit.runners import RunRequest, in_repo, select
 from tddgit.runners.collection import unreported
 from tddgit.runners.detect import default_command, default_junit_xml
 from tddgit.runners.jscauses import explain
@@ -119,7 +119,8 @@ class JunitRunner:
         return pattern
 
     def run(self, request: RunRequest) -> RunResult:
-        request = request.in_project()  # its ids are the runner's own, not paths
+        subdir = request.subdir
+        request = request.in_project()  # it names tests relative to the project
         root = request.root
         command = self._command(root)
         pattern = self._pattern(root, command)
@@ -160,7 +161,7 @@ class JunitRunner:
             output_tail=proc.output_tail,
             notes=notes,
         )
-        return select(result, request.tests)
+        return in_repo(select(result, request.tests), subdir)
 
 
 def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...], tuple[str, ...]]:

@@ -20,15 +20,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult
-from tddgit.project import to_project, to_repo
-from tddgit.runners import RunRequest
+from tddgit.projects.scope import to_project
+from tddgit.runners import RunRequest, in_repo
 from tddgit.runners.process import ProcResult, run_command
 
 if TYPE_CHECKING:
@@ -117,7 +116,9 @@ def _framework_venv(venv: str) -> bool:
 
 def _configured_python(value: str, project_root: Path) -> str:
     expanded = os.path.expanduser(value)
-    if "/" in expanded or os.sep in expanded:
+    # A name that exists in the project (`python = ".venv"`) is a path, as users mean it;
+    # only a bare name that does not is looked up on PATH.
+    if "/" in expanded or os.sep in expanded or (project_root / expanded).exists():
         p = Path(expanded)
         if not p.is_absolute():
             p = project_root / p
@@ -186,33 +187,15 @@ class PytestRunner:
 
     def run(self, request: RunRequest) -> RunResult:
         """Run in the project's directory (``request.subdir``), ids relative to ``root``."""
-        result = self._run(request)
-        if not request.subdir:
-            return result
-        sub = request.subdir
-        tests = tuple(
-            replace(t, id=to_repo(t.id, sub), file=to_repo(t.file, sub) if t.file else t.file)
-            for t in result.tests
-        )
-        coverage = result.coverage
-        if coverage:
-            coverage = {
-                name: replace(
-                    cov,
-                    tests={
-                        n: frozenset(to_repo(i, sub) for i in ids) for n, ids in cov.tests.items()
-                    },
-                )
-                for name, cov in coverage.items()
-            }
-        return replace(result, tests=tests, coverage=coverage)
+        return in_repo(self._run(request), request.subdir)
 
     def _run(self, request: RunRequest) -> RunResult:
         top = request.root
         root = top / request.subdir if request.subdir else top
         project_root = request.project_root or top
         own = project_root / request.subdir
-        if request.subdir and any((own / d).is_dir() for d in (".venv", "venv")):
+        mine = (".venv", "venv") if self.config.python == "auto" else (self.config.python,)
+        if request.subdir and any((own / d).exists() for d in mine):
             project_root = own  # the project's own virtualenv, before the repository's
         python = resolve_python(self.config, project_root)
         requested = tuple(
