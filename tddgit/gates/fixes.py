@@ -33,6 +33,10 @@ FIXES = {
     "test-ids-changed": "a refactor keeps the same tests; add new tests in a red step",
     "tests-removed": "restore the tests (unskip, reselect or bring them back); tests are "
     "renamed, merged or deleted in a test-side refactor, where everything passes",
+    "test-config-changed": "change test configuration (settings, conftest.py, plugins, "
+    "setup files) in a red or a test-side refactor, not beside production code",
+    "report-tampered": "remove the hook that rewrites test reports; the gate judges what "
+    "each test call did",
     "untested-code": "remove the untested lines, or write the test that needs them in a new red",
     "yagni": "remove the code no test needs, or write the test that needs it in a new red "
     "(green.yagni = warn only records it)",
@@ -51,6 +55,12 @@ def fix_for(reason: Reason) -> str:
         by_cause = _fix_by_cause(reason.cause, reason.detail or reason.message)
         if by_cause:
             return by_cause
+    if reason.cause == "not-implemented":
+        from tddgit.gates.stubs import stub_hint
+
+        hint = stub_hint(reason.detail or reason.message)
+        if hint:
+            return f"{FIXES.get(reason.rule, 'fix it')}; in a red, {hint}"
     return FIXES.get(reason.rule, "")
 
 

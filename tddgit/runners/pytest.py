@@ -239,7 +239,7 @@ class PytestRunner:
             )
         from tddgit.runners.probelog import merge_coverage
         from tddgit.runners.pydeps import Project
-        from tddgit.runners.pyresults import Ending, build_results
+        from tddgit.runners.pyresults import Ending, build_results, tampered
 
         ending = Ending(proc.exit_code, proc.timed_out, request.timeout, proc.output_tail)
         tests, notes = build_results(
@@ -257,6 +257,7 @@ class PytestRunner:
             notes=notes,
             coverage=coverage,
             coverage_note=coverage_note,
+            tampered=tampered(log),
         )
 
     def collect(self, request: RunRequest) -> tuple[str, ...] | None:
