@@ -22,6 +22,7 @@ class Cause(str, Enum):
     ASSERTION = "assertion"
     NOT_IMPLEMENTED = "not-implemented"
     WRONG_BEHAVIOUR = "wrong-behaviour"  # the code under test raised (TypeError, KeyError...)
+    SNAPSHOT_MISSING = "snapshot-missing"  # the expected value is not committed
     SYNTAX = "syntax"
     COLLECTION = "collection"
     FIXTURE = "fixture"

@@ -65,6 +65,12 @@ def fix_for(reason: Reason) -> str:
 
 
 def _fix_by_cause(cause: str | None, text: str) -> str:
+    if cause == "snapshot-missing":
+        return (
+            "commit the snapshot with the red (its expected value in __snapshots__/….snap) "
+            "or write the expected value inline (toMatchInlineSnapshot(`…`)); a gate never "
+            "writes snapshots"
+        )
     if cause == "syntax":
         return "fix the syntax error in the test (the file must parse before it can fail)"
     if cause != "environment":

@@ -13,6 +13,7 @@ Environment:
                         that match nothing are reported in the ``collected`` record
   TDDGIT_PROBE_PROJECT  optional os.pathsep-separated directories whose files count as
                         the project's own code (besides pytest's rootdir and the cwd)
+  TDDGIT_PYCACHE        optional directory for the project's bytecode (see _bytecode_aside)
   TDDGIT_PROBE_COVER    optional JSON file: a list of absolute file paths whose line
                         coverage to measure (the green gate's yagni check). Only then is
                         coverage.py imported: it starts when this module is imported (``-p``
@@ -90,6 +91,66 @@ _state: dict[str, Any] = {
     "missing": [],
     "cover": None,
 }
+
+
+# -- bytecode ---------------------------------------------------------------------------------
+
+
+def _bytecode_aside() -> None:
+    """With ``TDDGIT_PYCACHE``: the project's bytecode (its modules, its tests rewritten by
+    pytest) is cached under that directory, never in the user's tree; everything else
+    (pytest itself, site-packages, the standard library) where Python normally caches it,
+    so a first gate in a fresh clone recompiles nothing but the project. The runner starts
+    pytest with ``PYTHONDONTWRITEBYTECODE`` (nothing imported before this probe writes a
+    ``.pyc``); writing is switched back on here only once the project's paths are diverted."""
+    prefix = os.environ.get("TDDGIT_PYCACHE")
+    if not prefix:
+        return
+    try:
+        from importlib import _bootstrap_external as bootstrap
+        from pathlib import Path
+
+        from _pytest.assertion import rewrite
+
+        normal = bootstrap.cache_from_source
+        normal_dir = rewrite.get_cache_dir
+    except (ImportError, AttributeError):
+        return  # an unknown pytest or Python: keep writing no bytecode at all
+    roots = [os.path.realpath(os.getcwd())]
+    roots += [
+        os.path.realpath(p)
+        for p in os.environ.get("TDDGIT_PROBE_PROJECT", "").split(os.pathsep)
+        if p
+    ]
+
+    def ours(path: str) -> bool:
+        real = os.path.realpath(path)
+        parts = real.split(os.sep)
+        if "site-packages" in parts or "dist-packages" in parts:
+            return False
+        return any(real == r or real.startswith(r + os.sep) for r in roots)
+
+    def cache_from_source(
+        path: Any, debug_override: Any = None, *, optimization: Any = None
+    ) -> str:
+        cached: str = normal(path, debug_override, optimization=optimization)
+        source = os.fspath(path)
+        if not ours(source):
+            return cached
+        head = os.path.dirname(os.path.abspath(source))
+        return os.path.join(prefix, head.lstrip(os.sep), os.path.basename(cached))
+
+    def get_cache_dir(file_path: Any) -> Any:
+        if ours(str(file_path)):
+            return Path(prefix, *Path(os.path.abspath(file_path)).parts[1:-1])
+        return normal_dir(file_path)
+
+    bootstrap.cache_from_source = cache_from_source
+    rewrite.get_cache_dir = get_cache_dir
+    sys.dont_write_bytecode = False
+
+
+_bytecode_aside()
 
 
 # -- writing ---------------------------------------------------------------------------------
