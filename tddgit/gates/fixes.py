@@ -55,7 +55,7 @@ def fix_for(reason: Reason) -> str:
         by_cause = _fix_by_cause(reason.cause, reason.detail or reason.message)
         if by_cause:
             return by_cause
-    if reason.cause == "not-implemented":
+    if reason.cause == "not-implemented" and reason.rule != "target-fails":
         from tddgit.gates.stubs import stub_hint
 
         hint = stub_hint(reason.detail or reason.message)
