@@ -161,20 +161,31 @@ def _loaded_files(repo: Repo, tree: str) -> dict[str, str]:
     pytest plugins (``-p``, ``pytest_plugins``) and JS setup files and reporters."""
     names = repo.git("ls-tree", "-r", "--name-only", "-z", tree).split("\0")
     tracked = {n for n in names if n}
+    wanted = [
+        p
+        for p in sorted(tracked)
+        if posixpath.basename(p) in ("pyproject.toml", "package.json", *_INI, *_CFG, "conftest.py")
+        or _JS_CONFIG.match(posixpath.basename(p))
+    ]
+    from tddgit.blobs import BlobReader
+
+    with BlobReader(repo) as reader:  # one git process for every configuration file
+        texts = [
+            (b or b"").decode("utf-8", "replace")
+            for b in reader.read_many([(tree, p) for p in wanted])
+        ]
     out: dict[str, str] = {}
-    for path in sorted(tracked):
+    for path, text in zip(wanted, texts, strict=True):
         base = posixpath.basename(path)
         folder = posixpath.dirname(path)
-        if base in ("pyproject.toml", *_INI, *_CFG, "conftest.py"):
-            text = _text(repo, tree, path) or ""
-            for module in _plugins(base, text):
-                for candidate in _module_files(folder, module, tracked):
-                    out.setdefault(candidate, f"pytest plugin {module} (named in {path})")
-        elif base == "package.json" or _JS_CONFIG.match(base):
-            text = _text(repo, tree, path) or ""
+        if base == "package.json" or _JS_CONFIG.match(base):
             for ref in _js_references(base, text):
                 for candidate in _js_files(folder, ref, tracked):
                     out.setdefault(candidate, f"loaded by the test runner (named in {path})")
+        else:
+            for module in _plugins(base, text):
+                for candidate in _module_files(folder, module, tracked):
+                    out.setdefault(candidate, f"pytest plugin {module} (named in {path})")
     return out
 
 
