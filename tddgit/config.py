@@ -201,6 +201,13 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("green.scope", "str", "all", "tests the green gate runs besides its targets", SCOPES),
     KeySpec("green.allow_test_edits", "bool", False, "green may modify the red's test files"),
     KeySpec(
+        "green.allow_test_config",
+        "bool",
+        False,
+        "green may change test configuration (pytest/jest/vitest settings, conftest.py, "
+        "plugins and setup files they load)",
+    ),
+    KeySpec(
         "green.yagni",
         "str",
         "warn",
@@ -224,6 +231,12 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("mutation.jobs", "int", 2, "mutants run at once (each on its own snapshot)"),
     KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
     KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, not both"),
+    KeySpec(
+        "refactor.allow_test_config",
+        "bool",
+        False,
+        "a production-side refactor may change test configuration",
+    ),
     KeySpec(
         "hooks.run_gate", "bool", True, "commit-msg runs the gate when no fresh evidence exists"
     ),

@@ -21,6 +21,8 @@ class Outcome(str, Enum):
 class Cause(str, Enum):
     ASSERTION = "assertion"
     NOT_IMPLEMENTED = "not-implemented"
+    WRONG_BEHAVIOUR = "wrong-behaviour"  # the code under test raised (TypeError, KeyError...)
+    SNAPSHOT_MISSING = "snapshot-missing"  # the expected value is not committed
     SYNTAX = "syntax"
     COLLECTION = "collection"
     FIXTURE = "fixture"
@@ -36,7 +38,7 @@ class Light(str, Enum):
     GREEN = "green"  # passed
 
 
-RED_CAUSES = frozenset({Cause.ASSERTION, Cause.NOT_IMPLEMENTED})
+RED_CAUSES = frozenset({Cause.ASSERTION, Cause.NOT_IMPLEMENTED, Cause.WRONG_BEHAVIOUR})
 
 # Outcomes that do not break a suite: what "still passes" means for pre-existing tests.
 OK_OUTCOMES = frozenset({Outcome.PASSED, Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED})
@@ -126,6 +128,9 @@ class RunResult:
     # None when nothing was asked or it could not be measured (``coverage_note`` says why).
     coverage: Mapping[str, LineCoverage] | None = None
     coverage_note: str = ""
+    # Tests whose report said other than what their call did (a plugin's report hook
+    # rewrote it): one line each, naming the plugin where the runner can tell.
+    tampered: tuple[str, ...] = ()
 
     def by_id(self) -> dict[str, TestResult]:
         return {t.id: t for t in self.tests}

@@ -1,8 +1,8 @@
 """A materialised snapshot of a tree in a temporary directory, for running the tests on
 exactly what is being committed when the work tree holds other changes.
 
-The user's files are never touched: the snapshot is made from the object store with
-``git archive`` and removed in ``finally``, whatever happens.
+The user's files are never touched: the snapshot is checked out from the object store
+through a private index and removed in ``finally``, whatever happens.
 
 A SIGKILL runs no ``finally``: so every temporary directory tddgit makes carries its
 process id (``tddgit-<pid>-*`` for the process's scratch directory, which
@@ -21,13 +21,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tddgit.errors import GitError
-from tddgit.git import Repo
-
-if TYPE_CHECKING:
-    import tarfile
+from tddgit.git import Repo, clean_env
 
 _OURS = re.compile(r"^tddgit-(?:snapshot-)?(\d+)-")
 
@@ -87,23 +83,7 @@ def snapshot(repo: Repo, tree: str) -> Iterator[Path]:
     root = parent / repo.root.name  # keep the project's directory name (rootdir, imports)
     try:
         root.mkdir()
-        proc = subprocess.Popen(
-            ["git", "archive", "--format=tar", tree],
-            cwd=repo.root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert proc.stdout is not None
-        import tarfile  # lazily: only snapshot runs need it, and it is slow to import
-
-        try:
-            with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-                _extract(tar, root)
-        finally:
-            proc.stdout.close()
-            err = proc.stderr.read() if proc.stderr else b""
-            if proc.wait() != 0:
-                raise GitError(f"git archive failed: {err.decode('utf-8', 'replace')[:200]}")
+        _checkout(repo, tree, root, parent / "index")
         yield root
     finally:
         shutil.rmtree(parent, ignore_errors=True)
@@ -121,19 +101,24 @@ def _in_scratch() -> bool:
     return name.startswith(f"tddgit-{os.getpid()}-")
 
 
-def _extract(tar: tarfile.TarFile, root: Path) -> None:
-    import tarfile
-
-    if hasattr(tarfile, "data_filter"):
-        tar.extractall(root, filter="data")
-        return
-    # Python < 3.11.4: the archive comes from our own object store, but still refuse
-    # anything that would land outside the snapshot.
-    for member in tar:
-        target = os.path.realpath(root / member.name)
-        if not target.startswith(os.path.realpath(root) + os.sep):
-            continue
-        tar.extract(member, root)
+def _checkout(repo: Repo, tree: str, root: Path, index: Path) -> None:
+    """Lay ``tree`` down in ``root`` as a checkout does, with git's own checkout code:
+    symbolic links stay links (absolute, relative, dangling, outward: never followed
+    while writing), a submodule is an empty directory, executable bits and any file name
+    survive, and git refuses to write through a link or outside ``root``. A private
+    index keeps the user's index untouched (and ``git archive``'s export-ignore and
+    export-subst attributes, which change what a tree holds, out of the picture)."""
+    env = clean_env({"GIT_INDEX_FILE": str(index)})
+    for args in (
+        ("read-tree", tree),
+        ("--work-tree", str(root), "checkout-index", "--all", "--force"),
+    ):
+        proc = subprocess.run(
+            ["git", *args], cwd=repo.root, env=env, capture_output=True, check=False
+        )
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            raise GitError(f"git {args[0]} of tree {tree[:10]} failed: {err[:200]}")
 
 
 def import_paths(root: Path) -> list[str]:

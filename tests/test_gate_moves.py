@@ -167,9 +167,17 @@ def test_test_side_refactor_into_parametrize_holds_and_lists_the_ids(green: GitR
 
 
 def test_production_refactor_that_loses_a_test_is_refused(green: GitRepo) -> None:
+    """A production-side refactor may not touch test configuration (certain before the
+    run); where it is allowed, the test it deselects is still named."""
     deselect = 'addopts = "--deselect tests/test_other.py::test_add_zero"\n'
     green.write("pyproject.toml", PYPROJECT + deselect)
     green.write("calc.py", CALC_SUB + "\n# tidy\n")
+    green.add()
+    code, data = verdict(green, "refactor", "--no-commit")
+    assert code == 1
+    assert rules(data) == ["test-config-changed"]
+    assert "pyproject.toml: [tool.pytest] addopts" in messages(data)
+    green.write(".tddgit.yaml", "refactor:\n  allow_test_config: true\n")
     green.add()
     code, data = verdict(green, "refactor")
     assert code == 1

@@ -10,7 +10,7 @@ from tddgit.config import Config
 from tddgit.gates.ids import Comparison, Known, compare, complete, file_of, removal_reasons
 from tddgit.gates.records import Plan, Reason
 from tddgit.git import Repo
-from tddgit.model import RunResult
+from tddgit.model import OK_OUTCOMES, Light, RunResult
 from tddgit.notes import evidence_for_commit
 from tddgit.paths import Kind
 from tddgit.staged import StagedChange, tree_of
@@ -23,7 +23,9 @@ class Before:
         self.repo, self.config, self.change = repo, config, change
         self._known: Known | None = None
 
-    def known(self, files: Sequence[str], plan: Plan) -> Known:
+    def known(self, files: Sequence[str] | None, plan: Plan) -> Known:
+        """The previous step's ids for ``files`` (None: for the whole suite, as the
+        previous step's configuration collects it)."""
         if self._known is None:
             self._known = Known()
             evidence = list(plan.reds)
@@ -36,9 +38,23 @@ class Before:
                 evidence = [ev] if ev is not None else []
             for ev in evidence:
                 self._known.add_evidence(ev)
+        if files is None:
+            if self._known.files is not None:
+                ids = self._collect(None)
+                if ids is not None:
+                    self._known.add_collected((file_of(t) for t in ids), ids)
+                    self._known.files = None
+            return self._known
         return complete(self._known, files, self._collect)
 
-    def _collect(self, files: Sequence[str]) -> Sequence[str] | None:
+    def source(self, path: str) -> str | None:
+        """A file's text in the tree under test."""
+        from tddgit.staged import read_blob
+
+        blob = read_blob(self.repo, self.change.tree, path)
+        return blob.decode("utf-8", "replace") if blob is not None else None
+
+    def _collect(self, files: Sequence[str] | None) -> Sequence[str] | None:
         from tddgit.gates.execute import collect_at
 
         return collect_at(self.repo, self.config, self.change.head, files)
@@ -62,7 +78,13 @@ def red_targets(before: Before, plan: Plan, result: RunResult) -> None:
 def red_reasons(
     before: Before, plan: Plan, result: RunResult, reasons: list[Reason]
 ) -> list[Reason]:
-    """A target that passes and existed before: say so, and how to name the real one."""
+    """A test that failed at the previous step and still fails as expected is no
+    regression (a red stacked on an open red); a target that passes and existed before:
+    say so, and how to name the real one."""
+    reasons = _still_failing(before, plan, result, reasons)
+    from tddgit.gates.stubs import stub_notes
+
+    plan.notes.extend(stub_notes(result, plan.targets, before.source))
     if not any(r.rule == "target-passes" and r.test for r in reasons):
         return reasons
     from tddgit.gates.ids import pre_existing
@@ -71,13 +93,37 @@ def red_reasons(
     return pre_existing(reasons, result, before.known(files, plan), plan.targets)
 
 
+def _still_failing(
+    before: Before, plan: Plan, result: RunResult, reasons: list[Reason]
+) -> list[Reason]:
+    """Drop the ``regression`` of each test that failed at the previous step too and still
+    fails for the right reason (red): the open red's own targets, under a second red."""
+    failing = [r for r in reasons if r.rule == "regression" and r.test]
+    if not failing:
+        return reasons
+    known = before.known(sorted({file_of(str(r.test)) for r in failing}), plan)
+    now = result.by_id()
+    kept: list[Reason] = []
+    for r in reasons:
+        was = known.outcomes.get(r.test) if r in failing and r.test else None
+        test = now.get(r.test) if r.test else None
+        if was is not None and was not in OK_OUTCOMES and test and test.light is Light.RED:
+            plan.notes.append(f"{r.test}: still fails as at the open red (both reds stay open)")
+            continue
+        kept.append(r)
+    return kept
+
+
 def removed(before: Before, plan: Plan, result: RunResult, scope: str) -> Comparison | None:
     """What became of the previous step's passing tests in this run (None: no previous
     ids to compare with)."""
     if result.coarse or (not plan.reds and plan.previous is None):
         return None
     change = before.change
-    known = before.known(_test_files(change), plan)
+    # A change to test configuration may hide tests in any file: compare every id the
+    # previous step's configuration collects (with scope all, every file was run).
+    everything = bool(plan.test_config) and scope == "all"
+    known = before.known(None if everything else _test_files(change), plan)
     ran = {file_of(t.id) for t in result.tests}
     gone = set(change.paths(Kind.TEST, include_deleted=True)) - set(
         change.paths(Kind.TEST, include_deleted=False)

@@ -241,10 +241,11 @@ def _so_far(
 
 
 def collect_at(
-    repo: Repo, config: Config, commit: str | None, files: Sequence[str]
+    repo: Repo, config: Config, commit: str | None, files: Sequence[str] | None
 ) -> tuple[str, ...] | None:
-    """The test ids the configured runner collects in ``files`` at ``commit`` (on a
-    snapshot of its tree; nothing is run), or None when it cannot tell."""
+    """The test ids the configured runner collects in ``files`` (None: everything its
+    configuration collects) at ``commit`` (on a snapshot of its tree; nothing is run), or
+    None when it cannot tell."""
     if commit is None:
         return ()
     from tddgit.runners import RunRequest, collect, get_runner
@@ -255,8 +256,8 @@ def collect_at(
     if getattr(runner, "collect", None) is None:
         return None
     with snapshot(repo, tree_of(repo, commit)) as root:
-        present = tuple(f for f in files if (root / f).exists())
-        if not present:
+        present = tuple(f for f in files if (root / f).exists()) if files is not None else ()
+        if files is not None and not present:
             return ()
         request = RunRequest(
             root=root,

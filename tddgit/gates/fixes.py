@@ -33,6 +33,10 @@ FIXES = {
     "test-ids-changed": "a refactor keeps the same tests; add new tests in a red step",
     "tests-removed": "restore the tests (unskip, reselect or bring them back); tests are "
     "renamed, merged or deleted in a test-side refactor, where everything passes",
+    "test-config-changed": "change test configuration (settings, conftest.py, plugins, "
+    "setup files) in a red or a test-side refactor, not beside production code",
+    "report-tampered": "remove the hook that rewrites test reports; the gate judges what "
+    "each test call did",
     "untested-code": "remove the untested lines, or write the test that needs them in a new red",
     "unpinned-green-line": "add a test that fails for this change, or remove the line "
     "(green.mutation = warn only records it)",
@@ -53,10 +57,22 @@ def fix_for(reason: Reason) -> str:
         by_cause = _fix_by_cause(reason.cause, reason.detail or reason.message)
         if by_cause:
             return by_cause
+    if reason.cause == "not-implemented" and reason.rule != "target-fails":
+        from tddgit.gates.stubs import stub_hint
+
+        hint = stub_hint(reason.detail or reason.message)
+        if hint:
+            return f"{FIXES.get(reason.rule, 'fix it')}; in a red, {hint}"
     return FIXES.get(reason.rule, "")
 
 
 def _fix_by_cause(cause: str | None, text: str) -> str:
+    if cause == "snapshot-missing":
+        return (
+            "commit the snapshot with the red (its expected value in __snapshots__/….snap) "
+            "or write the expected value inline (toMatchInlineSnapshot(`…`)); a gate never "
+            "writes snapshots"
+        )
     if cause == "syntax":
         return "fix the syntax error in the test (the file must parse before it can fail)"
     if cause != "environment":

@@ -45,9 +45,15 @@ def _missing_targets(result: RunResult, targets: Sequence[str]) -> list[Reason]:
 
 
 def _timeout_reason(result: RunResult, timeout: float) -> list[Reason]:
-    if not result.timed_out:
-        return []
-    return [Reason("timeout", f"the test run was killed after {timeout:g} s", cause="timeout")]
+    """The run-wide refusals every phase starts with: a killed run, rewritten reports."""
+    reasons = [
+        Reason("report-tampered", line, test=line.split(": ", 1)[0]) for line in result.tampered
+    ]
+    if result.timed_out:
+        reasons.append(
+            Reason("timeout", f"the test run was killed after {timeout:g} s", cause="timeout")
+        )
+    return reasons
 
 
 def judge_red(result: RunResult, targets: Sequence[str], timeout: float) -> list[Reason]:

@@ -90,6 +90,10 @@ def plan_green(
     if not state.open_reds:
         return  # the transition check already refused
     targets: list[str] = list(tests)
+    # Stacked reds: a later red may change an earlier red's test file; the green leaves
+    # every red's tests as the newest red committed them.
+    newest = state.open_reds[-1]
+    red_files: set[str] = set()
     for red in state.open_reds:
         ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", config.scope)
         if ev is None:
@@ -106,18 +110,17 @@ def plan_green(
             targets.extend(t.id for t in ev.targets if t.id not in targets)
         plan.baseline.update({t.id: t for t in (*ev.targets, *ev.others)})
         plan.reds.append(ev)
-        if not config.flag("green.allow_test_edits"):
-            files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
-            # No target ids (a coarse runner's red): no files to compare; an empty
-            # pathspec would compare every file of the tree.
-            for f in diff_trees(repo, ev.tree, change.tree, files) if files else ():
-                plan.reasons.append(
-                    Reason(
-                        "test-edited-in-green",
-                        f"{f.path}: the red's test file changed since {red[:10]}",
-                    )
+        red_files.update(t.split("::", 1)[0] for t in ev.target_ids)
+    if red_files and not config.flag("green.allow_test_edits"):
+        for f in diff_trees(repo, tree_of(repo, newest), change.tree, sorted(red_files)):
+            plan.reasons.append(
+                Reason(
+                    "test-edited-in-green",
+                    f"{f.path}: the red's test file changed since {newest[:10]}",
                 )
+            )
     plan.targets = targets
+    _check_test_config(repo, config, change, plan, "green", refuse=True)
     if not change.touches_production:
         plan.reasons.append(
             Reason(
@@ -127,9 +130,29 @@ def plan_green(
         )
 
 
+def _check_test_config(
+    repo: Repo, config: Config, change: StagedChange, plan: Plan, phase: str, *, refuse: bool
+) -> None:
+    """Test configuration is the test side: a green or a production-side refactor that
+    changes it is refused (unless ``<phase>.allow_test_config``); any phase records it,
+    so the previous step's ids are compared in full."""
+    from tddgit.gates import testconfig
+
+    refuse = refuse and not config.flag(f"{phase}.allow_test_config")
+    plan.test_config = testconfig.changes(repo, change, loaded=refuse)
+    if not refuse:
+        return
+    where = "a green step" if phase == "green" else "a production-side refactor"
+    for line in plan.test_config:
+        plan.reasons.append(
+            Reason("test-config-changed", f"{line}: test configuration changed in {where}")
+        )
+
+
 def plan_refactor(
     repo: Repo, config: Config, change: StagedChange, state: State, plan: Plan
 ) -> None:
+    _check_test_config(repo, config, change, plan, "refactor", refuse=change.touches_production)
     if change.touches_tests and change.touches_production:
         if config.flag("refactor.one_side"):
             plan.reasons.append(

@@ -73,3 +73,6 @@ class Plan:
     # cases (the new cases are found by id after the run)
     cases: dict[str, list[str]] = field(default_factory=dict)
     reds: list[Evidence] = field(default_factory=list)  # green: the open reds' evidence
+    # changes to test configuration ("path: key"): the previous ids are then collected in
+    # full, so a deselection anywhere shows by id
+    test_config: list[str] = field(default_factory=list)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tddgit.model import Cause, Outcome, TestResult
+from tddgit.runners.jssnapshots import snapshot_cause
 
 MAX_TEXT = 16 * 1024
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -83,7 +84,7 @@ def _case(case: dict[str, Any], file: str, classify: Classify) -> TestResult:
     message = ""
     if outcome is Outcome.FAILED:
         kind, raw, text = failure("\n".join(str(m) for m in case.get("failureMessages") or []))
-        cause, message = classify(kind, raw, text)
+        cause, message = snapshot_cause(text) or classify(kind, raw, text)
     duration = case.get("duration")
     location = case.get("location")
     line = location.get("line") if isinstance(location, dict) else None

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shlex
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,7 @@ from tddgit.runners.collection import unreported
 from tddgit.runners.detect import default_command, default_junit_xml
 from tddgit.runners.jscauses import explain
 from tddgit.runners.jsreports import read_jest_json
+from tddgit.runners.jssnapshots import obsolete_notes, refine
 from tddgit.runners.junitcauses import classify
 from tddgit.runners.junitxml import ReportPaths, parse_report
 from tddgit.runners.node_reporter import NODE_REPORTER
@@ -131,7 +134,7 @@ class JunitRunner:
                 _expand(command, workdir),
                 root,
                 timeout=request.timeout,
-                env=request.env,
+                env=_ci_env(command, request.env),
                 on_start=request.on_start,
             )
             reports = sorted(
@@ -141,7 +144,7 @@ class JunitRunner:
                 after = _signatures(root, pattern)
                 reports += [Path(p) for p, sig in after.items() if before.get(p) != sig]
             tests, notes = _read_reports(reports, root)
-            tests = explain(tests, root)
+            tests = refine(explain(tests, root), root)
             tests += unreported(tests, proc.exit_code, root, self.config.globs("test_globs"))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -164,6 +167,14 @@ class JunitRunner:
         return in_repo(select(result, request.tests), subdir)
 
 
+def _ci_env(command: str, env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """jest and vitest in CI mode: a snapshot the tree lacks fails instead of being
+    written into the user's tree (vitest reads ``CI``; jest also gets ``--ci``)."""
+    if not re.search(r"\b(jest|vitest)\b", command):
+        return dict(env) if env is not None else None
+    return {**(env if env is not None else os.environ), "CI": "true"}
+
+
 def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...], tuple[str, ...]]:
     tests: list[TestResult] = []
     notes: list[str] = []
@@ -180,9 +191,11 @@ def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...]
             )
             continue
         if path.suffix == ".json":
-            from_json, problem = read_jest_json(data, ReportPaths(root).rel, classify)
+            rel = ReportPaths(root).rel
+            from_json, problem = read_jest_json(data, rel, classify)
             tests.extend(from_json)
             notes.extend([f"report {label} {problem}; ignored"] if problem else [])
+            notes.extend(obsolete_notes(data, rel))
             continue
         found, problems = parse_report(data, root=root, source=label)
         tests.extend(found)

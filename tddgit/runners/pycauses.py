@@ -125,10 +125,17 @@ def classify(
         return _missing_module(exc, project, test_file)
     if "ImportError" in names or "AttributeError" in names:
         verdict = _missing_name(exc)
-        if verdict is not None:
+        # ``None.x`` inside the code under test is its wrong behaviour, not an environment
+        from_code = when == "call" and bool(exc.get("code_file")) and "AttributeError" in names
+        if verdict is not None and not (verdict[0] is Cause.ENVIRONMENT and from_code):
             return verdict
     if when == "call" and names & ASSERTION_TYPES:
         return Cause.ASSERTION, describe(exc)
+    if when == "call" and exc.get("code_file"):
+        # Raised by the project's own code under the test: the code does the wrong
+        # thing, which a red may show (not a broken test).
+        where = project.rel(exc.get("code_file")) or exc.get("code_file")
+        return Cause.WRONG_BEHAVIOUR, f"{describe(exc)} (raised in {where}:{exc.get('code_line')})"
     if "NameError" in names:
         return (Cause.COLLECTION if when == "collect" else Cause.OTHER), _name_error(
             exc, test_file, project

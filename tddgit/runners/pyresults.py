@@ -244,3 +244,23 @@ def build_results(
     kept = [b for bid, b in broken.items() if bid not in expanded or _covered(bid, requested)]
     notes = _notes(log, ending, requested, conftests)
     return tuple(kept) + tuple(tests.values()), tuple(notes)
+
+
+def tampered(log: ProbeLog) -> tuple[str, ...]:
+    """One line per test phase whose report was rewritten after its call (the probe saw
+    the call fail, the final report said otherwise), naming the suspected plugins."""
+    out: list[str] = []
+    for tid, recs in log.reports.items():
+        for rec in recs:
+            seen = rec.get("tampered")
+            if not isinstance(seen, Mapping):
+                continue
+            exc = rec.get("exc")
+            what = str(exc.get("type")) if isinstance(exc, Mapping) else "an exception"
+            plugins = [str(p) for p in seen.get("plugins") or ()]
+            by = f" by a report hook in {', '.join(plugins)}" if plugins else ""
+            out.append(
+                f"{tid}: its {rec.get('when')} raised {what}, but the report was rewritten "
+                f"to {seen.get('reported')}{by}"
+            )
+    return tuple(out)

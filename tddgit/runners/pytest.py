@@ -233,7 +233,7 @@ class PytestRunner:
             )
         from tddgit.runners.probelog import merge_coverage
         from tddgit.runners.pydeps import Project
-        from tddgit.runners.pyresults import Ending, build_results
+        from tddgit.runners.pyresults import Ending, build_results, tampered
 
         ending = Ending(proc.exit_code, proc.timed_out, request.timeout, proc.output_tail)
         tests, notes = build_results(
@@ -251,6 +251,7 @@ class PytestRunner:
             notes=notes,
             coverage=coverage,
             coverage_note=coverage_note,
+            tampered=tampered(log),
         )
 
     def collect(self, request: RunRequest) -> tuple[str, ...] | None:
@@ -284,16 +285,16 @@ class PytestRunner:
         # The gates point imports at a snapshot through PYTHONPATH: keep it, probe first.
         pythonpath = env.get("PYTHONPATH")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE_DIR), pythonpath]))
-        # Never leave __pycache__ in the user's tree: cache bytecode in tddgit's own dir
-        # (pytest's assertion rewriting honours sys.pycache_prefix too), or write none.
+        # Never leave __pycache__ in the user's tree: the project's bytecode goes to
+        # tddgit's own dir (the probe arranges it), or none is written.
         if request.bytecode_cache is not None:
             from tddgit.runners.bytecode import drop_stale
 
             drop_stale(request.bytecode_cache, request.root)  # no stale .pyc judged
-            env["PYTHONPYCACHEPREFIX"] = str(request.bytecode_cache)
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-        else:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            # The probe diverts only the project's bytecode there: pytest's own and the
+            # libraries' stay where Python caches them (a cold gate compiles nothing else).
+            env["TDDGIT_PYCACHE"] = str(request.bytecode_cache)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # until the probe has diverted the project's
         env.setdefault("PY_COLORS", "0")
         env["TDDGIT_PROBE_OUT"] = str(out)
         env.pop("TDDGIT_PROBE_COVER", None)  # only this run's own request may turn it on

@@ -13,6 +13,7 @@ Environment:
                         that match nothing are reported in the ``collected`` record
   TDDGIT_PROBE_PROJECT  optional os.pathsep-separated directories whose files count as
                         the project's own code (besides pytest's rootdir and the cwd)
+  TDDGIT_PYCACHE        optional directory for the project's bytecode (see _bytecode_aside)
   TDDGIT_PROBE_COVER    optional JSON file: a list of absolute file paths whose line
                         coverage to measure (the green gate's yagni check). Only then is
                         coverage.py imported: it starts when this module is imported (``-p``
@@ -31,7 +32,13 @@ directory, which is pytest's rootdir in the usual case):
                                              requested ids that matched no item
   {"t":"start","id":str,"line":int|null}     a test is about to run (1-based def line)
   {"t":"report","id":str,"when":"setup|call|teardown","outcome":"passed|failed|skipped",
-     "duration":float[,"exc":EXC][,"wasxfail":str][,"reason":str][,"longrepr":str]}
+     "duration":float[,"exc":EXC][,"wasxfail":str][,"reason":str][,"longrepr":str]
+     [,"tampered":{"reported":str,"plugins":[str]}]}
+                                             ``tampered``: the call raised but the final
+                                             report said ``reported`` (another plugin's
+                                             hook rewrote it); ``outcome`` is then what
+                                             the call did, ``plugins`` the non-builtin
+                                             modules implementing report hooks
   {"t":"internal","exc":EXC}                  pytest internal error
   {"t":"finish","exitstatus":int}            the session ended normally
   {"t":"coverage","files":{path:{"statements":[int],"executed":[int],
@@ -55,6 +62,8 @@ EXC (the real exception; for collection errors the ``__cause__`` behind pytest's
    "message": str (at most 1000 chars), "file": str|null, "line": int|null (innermost
    frame, or where a SyntaxError is), "test_line": int|null (deepest frame in the test's
    own file), "wrapper": str (pytest's wrapper type, when unwrapped),
+   "code_file": str, "code_line": int (when raised below the test in the project's own
+   non-test code: the deepest such frame; absent otherwise),
    for ImportError/ModuleNotFoundError/AttributeError/NameError also:
    "missing": the missing module / attribute / name, "owner": the module or object that
    lacks it, "owner_file": its source file, "project": true|false|null (the owner's file is
@@ -73,6 +82,9 @@ from collections.abc import Generator
 from typing import Any
 
 import pytest
+import tddgit_pycache  # beside this module (standard library only, like it)
+
+tddgit_pycache.divert()  # before any project module is imported
 
 VERSION = 1
 _MAX_MESSAGE = 1000
@@ -266,6 +278,30 @@ def _frames(exc: BaseException, test_file: str | None) -> tuple[str | None, int 
     return file, line, test_line
 
 
+def _looks_like_test(path: str) -> bool:
+    name = os.path.basename(path)
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+def _code_frame(exc: BaseException, test_file: str | None) -> tuple[str, int] | None:
+    """The deepest frame below the test's own frames that lies in the project's own,
+    non-test code: where an exception from the code under test was raised (or passed
+    through last, when it came from a library the code called)."""
+    if not test_file:
+        return None
+    tb = exc.__traceback__
+    found: tuple[str, int] | None = None
+    in_test = False
+    while tb is not None:
+        file = tb.tb_frame.f_code.co_filename
+        if file == test_file:
+            in_test, found = True, None
+        elif in_test and not _looks_like_test(file) and _is_project(file):
+            found = (file, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
 def _message(exc: BaseException) -> str:
     if type(exc).__name__ == "FixtureLookupError" and getattr(exc, "msg", None) is None:
         return f"fixture '{getattr(exc, 'argname', '?')}' not found"
@@ -299,6 +335,9 @@ def exc_record(exc: BaseException, test_file: str | None = None) -> dict[str, An
         "message": _message(real),
     }
     out["file"], out["line"], out["test_line"] = _frames(real, test_file)
+    code = _code_frame(real, test_file)
+    if code is not None:
+        out["code_file"], out["code_line"] = code
     if wrapper:
         out["wrapper"] = wrapper
     if isinstance(real, SyntaxError):
@@ -563,18 +602,58 @@ def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) 
     _emit({"t": "start", "id": _tid(nodeid), "line": line})
 
 
-@pytest.hookimpl(hookwrapper=True)
+def _raw_outcome(item: pytest.Item, call: pytest.CallInfo[None]) -> str | None:
+    """What the call itself did: passed, skipped or failed (None: an expected failure,
+    whose report pytest's own skipping plugin rightly turns around)."""
+    if item.get_closest_marker("xfail") is not None:
+        return None
+    excinfo = call.excinfo
+    if excinfo is None:
+        return "passed"
+    if isinstance(excinfo.value, pytest.xfail.Exception):
+        return None
+    if isinstance(excinfo.value, pytest.skip.Exception):
+        return "skipped"
+    return "failed"
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[Any, Any, None]:
+    # The outermost wrapper: after every other plugin's makereport (unittest's own
+    # included) ``call`` still holds what the test raised; the report may have been
+    # rewritten. The raw outcome travels with the report (xdist serialises it), and
+    # the report hook compares it with the report as it finally reads.
     outcome = yield
     report = outcome.get_result()
     excinfo = call.excinfo
-    if excinfo is not None and report.outcome == "failed":
+    raw = _raw_outcome(item, call)
+    if excinfo is not None and (report.outcome == "failed" or raw == "failed"):
         report.tddgit_exc = exc_record(excinfo.value, str(item.path))
+    report.tddgit_raw = raw
 
 
+def _suspects(config: pytest.Config) -> list[str]:
+    """The non-builtin plugins that implement a report hook: who could rewrite a report
+    (only the project's own modules and conftests when there are any)."""
+    found: dict[str, bool] = {}
+    hooks = config.pluginmanager.hook
+    for name in ("pytest_runtest_makereport", "pytest_runtest_logreport"):
+        for impl in getattr(hooks, name).get_hookimpls():
+            module = str(getattr(impl.plugin, "__name__", None) or impl.plugin_name)
+            if module.startswith(("_pytest.", "xdist.", "pluggy")) or module == "tddgit_probe":
+                continue
+            path = getattr(impl.plugin, "__file__", None)
+            label = os.path.relpath(path) if path and module.endswith("conftest") else module
+            found.setdefault(label, bool(_is_project(path)))
+    mine = sorted(m for m, ours in found.items() if ours)
+    return mine or sorted(found)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # trylast: the report as every other report hook left it.
     if _is_worker(_state["config"]):
         return
     rec: dict[str, Any] = {
@@ -587,7 +666,13 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     wasxfail = getattr(report, "wasxfail", None)
     if wasxfail is not None:
         rec["wasxfail"] = str(wasxfail)[:_MAX_MESSAGE]
-    if report.outcome == "failed":
+    raw = getattr(report, "tddgit_raw", None)
+    if raw == "failed" and report.outcome != "failed":
+        # The call failed, the report says otherwise: judged as what the call did.
+        rec["tampered"] = {"reported": report.outcome, "plugins": _suspects(_state["config"])}
+        rec["outcome"] = "failed"
+        rec.pop("wasxfail", None)
+    if rec["outcome"] == "failed":
         _add_failure(rec, report)
     elif report.outcome == "skipped" and wasxfail is None:
         rec["reason"] = _skip_reason(report)

@@ -1,0 +1,27 @@
+"""A cold gate compiles only the project (issue 24): the project's bytecode goes to
+tddgit's own cache, pytest's and the libraries' stay where Python keeps them, and nothing
+lands in the user's tree."""
+
+from __future__ import annotations
+
+import os
+
+from tests.conftest import GitRepo
+from tests.project import stage_red, start_project
+
+
+def test_only_the_project_is_compiled_into_tddgit_cache(repo: GitRepo) -> None:
+    start_project(repo)
+    stage_red(repo)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = repo.tddgit("red", "--no-commit", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    cache = repo.root / ".git" / "tddgit" / "pycache"
+    compiled = sorted(p for p in cache.rglob("*.pyc"))
+    mirror = cache / repo.root.resolve().relative_to(repo.root.resolve().anchor)
+    assert any(p.name.startswith("calc.") for p in compiled), compiled
+    assert any(p.name.startswith("test_calc.") for p in compiled), compiled
+    strangers = [p for p in compiled if mirror not in p.parents]
+    assert strangers == [], strangers[:5]  # pytest, pluggy, the stdlib: not recompiled here
+    left = [p for p in repo.root.rglob("__pycache__") if ".git" not in p.parts]
+    assert left == []
