@@ -45,6 +45,7 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
             return Decision(ALLOW, "tree-accepted")
         own = {p for w in event.writes if (p := facts.relative(w.path, event.cwd))}
         decisions: list[Decision] = []
+        warnings: list[str] = []  # a kept change the check could not fully measure
         keep: list[str] = []
         for change in scan.changes:
             elsewhere = _in_flight_elsewhere(repo, event.session, change.path)
@@ -58,6 +59,8 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
                 decisions.append(verdict)
             else:
                 keep.append(change.path)
+                if verdict.warning:
+                    warnings.append(verdict.warning)
         tree.accept(scan, keep)
         tree.save(repo, scan)
     if own:
@@ -65,11 +68,14 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
 
         for path in own:
             snapshots.drop(repo, event.session, path)
+    warnings.extend(d.warning for d in decisions if d.warning)
     if not decisions:
-        return Decision(ALLOW, "kept" if scan.changes else "tree-unchanged")
+        return Decision(
+            ALLOW, "kept" if scan.changes else "tree-unchanged", warning="; ".join(warnings)
+        )
     first = decisions[0]
     reason = "\n".join(d.reason for d in decisions)
-    return Decision(first.verdict, first.rule, reason, first.warning, first.details)
+    return Decision(first.verdict, first.rule, reason, "; ".join(warnings), first.details)
 
 
 def ensure_baseline(facts: Any) -> None:
