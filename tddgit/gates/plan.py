@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
+from tddgit.evidence import Evidence
 from tddgit.gates.records import Plan, Reason
 from tddgit.git import Repo
 from tddgit.lineage import State, allowed
@@ -107,8 +108,8 @@ def plan_green(
         plan.baseline.update({t.id: t for t in (*ev.targets, *ev.others)})
         plan.reds.append(ev)
         if not config.flag("green.allow_test_edits"):
-            files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
-            for f in diff_trees(repo, ev.tree, change.tree, files):
+            files = _red_test_files(repo, config, ev)
+            for f in diff_trees(repo, ev.tree, change.tree, files) if files else ():
                 plan.reasons.append(
                     Reason(
                         "test-edited-in-green",
@@ -123,6 +124,21 @@ def plan_green(
                 "a green step must change production code; none is staged",
             )
         )
+
+
+def _red_test_files(repo: Repo, config: Config, ev: Evidence) -> list[str]:
+    """The files a green may not edit: those of the red's targets or, for a red without
+    per-test outcomes (the ``command`` runner), the test files the red changed. Never an
+    empty list standing for "every file" (diff_trees' meaning of no paths)."""
+    files = sorted({t.split("::", 1)[0] for t in ev.target_ids})
+    if files:
+        return files
+    from tddgit.git import EMPTY_TREE
+    from tddgit.paths import Classifier
+
+    kind = Classifier.from_config(config).kind
+    base = tree_of(repo, ev.parent) if ev.parent else EMPTY_TREE
+    return sorted(f.path for f in diff_trees(repo, base, ev.tree) if kind(f.path) is Kind.TEST)
 
 
 def plan_refactor(
