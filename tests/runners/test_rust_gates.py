@@ -10,7 +10,14 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, hooked_commit, note, reasons, stage, targets
-from tests.runners.toolchains import RS_LIB, RS_MUL, RS_MUL_TEST, rust_project
+from tests.runners.toolchains import (
+    RS_LIB,
+    RS_MUL,
+    RS_MUL_TEST,
+    need,
+    rust_project,
+    with_venv_tools,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.toolchain]
 
@@ -84,3 +91,44 @@ def test_inline_tests_are_the_targets(rust: GitRepo) -> None:
     code, data = gate(rust, "green")
     assert code == 0, (data["reasons"], data.get("evidence"))
     assert targets(data) == {"calc::tests::doubles": ("passed", None)}
+
+
+NEXTEST_TOML = '[profile.default.junit]\npath = "junit.xml"\n'
+
+
+@pytest.fixture
+def nextest(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    with_venv_tools(monkeypatch)
+    need("cargo-nextest")
+    repo.write(".config/nextest.toml", NEXTEST_TOML, dedent=False)
+    rust_project(repo, monkeypatch)
+    return repo
+
+
+def test_a_whole_cycle_through_nextest(nextest: GitRepo) -> None:
+    stage(nextest, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(nextest, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    assert "cargo nextest run" in str(note(nextest)["command"])
+    stage(nextest, {"src/lib.rs": RS_LIB + RS_MUL})
+    code, data = gate(nextest, "green")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc::mul::multiplies": ("passed", None)}
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict)
+    assert [t["id"] for t in evidence["others"]] == ["calc::add::adds"]
+    stage(nextest, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
+    code, data = gate(nextest, "refactor")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+
+
+def test_nextest_a_stub_and_inline_tests(nextest: GitRepo) -> None:
+    stub = DOUBLE.replace("a * 2", "todo!()")
+    stage(nextest, {"tests/mul.rs": RS_MUL_TEST, "src/lib.rs": RS_LIB + MUL_STUB + stub + INLINE})
+    code, data = gate(nextest, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {
+        "calc::mul::multiplies": ("failed", "not-implemented"),
+        "calc::tests::doubles": ("failed", "not-implemented"),
+    }

