@@ -91,6 +91,8 @@ def test_inline_tests_are_the_targets(rust: GitRepo) -> None:
     code, data = gate(rust, "green")
     assert code == 0, (data["reasons"], data.get("evidence"))
     assert targets(data) == {"calc::tests::doubles": ("passed", None)}
+    audit = json.loads(rust.tddgit("audit", "--format", "json").stdout)
+    assert not [f for f in audit["findings"] if f["severity"] == "error"], audit["findings"]
 
 
 NEXTEST_TOML = '[profile.default.junit]\npath = "junit.xml"\n'
