@@ -189,3 +189,23 @@ def crate_of(path: str, read: Callable[[str], str | None]) -> str | None:
         if not directory:
             return None
         directory = posixpath.dirname(directory)
+
+
+def _split_sides(source: str) -> tuple[str, str]:
+    """(the file without its test modules, the test modules), comments and layout gone."""
+    code = mask(source, literals=False)
+    masked = mask(source)
+    tests: list[str] = []
+    rest = code
+    for start, end, _ in reversed(test_regions(masked)):
+        tests.insert(0, code[start:end])
+        rest = rest[:start] + rest[end:]
+    return " ".join(rest.split()), " ".join(" ".join(tests).split())
+
+
+def changed_sides(old: str | None, new: str) -> tuple[bool, bool]:
+    """Whether a change to a Rust source file touches (its production code, its inline
+    test modules)."""
+    before = _split_sides(old) if old is not None else ("", "")
+    after = _split_sides(new)
+    return before[0] != after[0], before[1] != after[1]

@@ -166,10 +166,31 @@ def _red_test_files(repo: Repo, config: Config, ev: Evidence) -> list[str]:
     return sorted(f.path for f in diff_trees(repo, base, ev.tree) if kind(f.path) is Kind.TEST)
 
 
+def _two_sided(repo: Repo, change: StagedChange) -> bool:
+    """Whether the change touches tests and production code; a Rust source file's inline
+    ``#[cfg(test)] mod`` is the test side of that file."""
+    tests, production = change.touches_tests, False
+    for f in change.files:
+        if change.kinds[f.path] is not Kind.PRODUCTION:
+            continue
+        if f.status == "D" or not f.path.endswith(".rs"):
+            production = True
+            continue
+        from tddgit.targets_rust import changed_sides
+
+        new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
+        old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
+        old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
+        production_side, test_side = changed_sides(old, new)
+        tests = tests or test_side
+        production = production or production_side
+    return tests and production
+
+
 def plan_refactor(
     repo: Repo, config: Config, change: StagedChange, state: State, plan: Plan
 ) -> None:
-    if change.touches_tests and change.touches_production:
+    if _two_sided(repo, change):
         if config.flag("refactor.one_side"):
             plan.reasons.append(
                 Reason(

@@ -134,3 +134,15 @@ def test_nextest_a_stub_and_inline_tests(nextest: GitRepo) -> None:
         "calc::mul::multiplies": ("failed", "not-implemented"),
         "calc::tests::doubles": ("failed", "not-implemented"),
     }
+
+
+def test_a_refactor_of_production_code_and_inline_tests_is_two_sided(rust: GitRepo) -> None:
+    stage(rust, {"src/lib.rs": RS_LIB + INLINE})
+    assert gate(rust, "red")[0] == 0
+    stage(rust, {"src/lib.rs": RS_LIB + DOUBLE + INLINE})
+    assert gate(rust, "green")[0] == 0
+    renamed = INLINE.replace("fn doubles()", "fn doubles_four()")
+    stage(rust, {"src/lib.rs": RS_LIB + DOUBLE.replace("a * 2", "2 * a") + renamed})
+    code, data = gate(rust, "refactor")
+    assert code == 1, data
+    assert ("refactor-changes-tests", None) in reasons(data), data
