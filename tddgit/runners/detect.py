@@ -171,8 +171,13 @@ def command_default(root: Path, runner: str) -> tuple[str, str] | None:
     if runner == "go":
         return "go test -json <the packages concerned, or ./...>", "the go runner"
     if runner == "rust":
-        from tddgit.runners.rust import cargo_argv
+        from tddgit.runners.nextest import configured
+        from tddgit.runners.rust import cargo_argv, offline
 
+        nextest = configured(root)
+        if nextest is not None:
+            shown = " ".join(nextest.argv(offline()))
+            return f"{shown} (JUnit: {nextest.report})", "the rust runner, .config/nextest.toml"
         return "RUSTC_BOOTSTRAP=1 " + " ".join(cargo_argv()), "the rust runner"
     if runner == "command":
         if (root / "go.mod").is_file():

@@ -23,8 +23,9 @@ from pathlib import Path
 from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
-from tddgit.runners import RunRequest, select
-from tddgit.runners.nextest import signature
+from tddgit.runners import RunRequest
+from tddgit.runners.nextest import configured, signature
+from tddgit.runners.process import run_command
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
 
@@ -35,12 +36,12 @@ _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
 
 
-def _offline() -> bool:
+def offline() -> bool:
     return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
 
 
 def cargo_argv() -> list[str]:
-    return [*CARGO_ARGS, *(["--offline"] if _offline() else []), *LIBTEST_ARGS]
+    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *LIBTEST_ARGS]
 
 
 class RustRunner:
@@ -55,17 +56,13 @@ class RustRunner:
     def run(self, request: RunRequest) -> RunResult:
         project = request.root / request.subdir
         crate = _crate(project)
-        from tddgit.runners.nextest import configured
-
         nextest = configured(project)
-        argv = nextest.argv(_offline()) if nextest else cargo_argv()
+        argv = nextest.argv(offline()) if nextest else cargo_argv()
         before = signature(nextest.report) if nextest else None
         env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
         workdir = Path(tempfile.mkdtemp(prefix="tddgit-rust-"))
         out = workdir / "cargo.json"
         try:
-            from tddgit.runners.process import run_command
-
             command = f"{shlex.join(argv)} >{shlex.quote(str(out))} 2>&1"
             proc = run_command(
                 command, project, timeout=request.timeout, env=env, on_start=request.on_start
@@ -96,7 +93,7 @@ class RustRunner:
             )
         elif proc.exit_code != 0 and not read.tests:
             notes.append(f"cargo test exited {proc.exit_code} and reported no test")
-        result = RunResult(
+        return RunResult(
             runner=self.name,
             command=(shlex.join(argv),),
             exit_code=proc.exit_code,
@@ -106,7 +103,6 @@ class RustRunner:
             output_tail=text[-8192:],
             notes=tuple(notes),
         )
-        return select(result, ())
 
 
 def _read(path: Path) -> str:

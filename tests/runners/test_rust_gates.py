@@ -108,6 +108,11 @@ def nextest(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
 
 
 def test_a_whole_cycle_through_nextest(nextest: GitRepo) -> None:
+    shown = json.loads(nextest.tddgit("config", "--json", check=True).stdout)["gate"]
+    assert (shown["runner"], shown["command"].split(" (")[0]) == (
+        "rust",
+        "cargo nextest run --no-fail-fast --cargo-message-format json --profile default --offline",
+    )
     stage(nextest, {"tests/mul.rs": RS_MUL_TEST})
     code, data = gate(nextest, "red")
     assert code == 0, (data["reasons"], data.get("evidence"))
