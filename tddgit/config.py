@@ -128,7 +128,7 @@ DEFAULT_SECRET_GLOBS: tuple[str, ...] = (
 )
 
 MODES = ("opt-in", "strict")
-RUNNERS = ("auto", "pytest", "junit", "command")
+RUNNERS = ("auto", "pytest", "junit", "go", "rust", "command")
 SCOPES = ("targets", "changed", "all")
 ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
@@ -172,7 +172,9 @@ KEYS: tuple[KeySpec, ...] = (
         "source-looking paths that are build or tooling files, never production code",
     ),
     KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
-    KeySpec("runner", "str", "auto", "pytest | junit | command | auto (detected)", RUNNERS),
+    KeySpec(
+        "runner", "str", "auto", "pytest | junit | go | rust | command | auto (detected)", RUNNERS
+    ),
     KeySpec("test_command", "str?", None, "command that runs the tests (per runner default)"),
     KeySpec("junit_xml", "str?", None, "junit runner: path or glob of the XML report(s)"),
     KeySpec(

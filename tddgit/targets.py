@@ -2,7 +2,9 @@
 
 For Python test files the old and new versions are compared function by function on
 their AST (formatting and line moves don't count as changes); JS/TS test files test block
-by test block (``targets_js``). Other languages' test files are targeted as whole files;
+by test block (``targets_js``), Go test files function by function and table row by
+table row (``targets_go``), Rust files ``#[test]`` by ``#[test]``, in integration test
+files and in a source file's inline test module (``targets_rust``). Other languages' test files are targeted as whole files;
 the runner maps results back to them.
 """
 
@@ -131,6 +133,9 @@ def staged_test_changes(
     targets: list[str] = []
     cases: dict[str, list[str]] = {}
     for f in change.files:
+        if f.status != "D" and f.path.endswith(".rs"):
+            targets.extend(_rust_targets(repo, change, f.path, f.old_path or f.path))
+            continue
         if f.status == "D" or change.kinds.get(f.path) is not Kind.TEST:
             continue
         name = f.path.rsplit("/", 1)[-1]
@@ -142,6 +147,13 @@ def staged_test_changes(
             new_js = _decode(read_blob(repo, change.tree, f.path)) or ""
             old_js = _decode(read_blob(repo, change.base_tree, f.old_path or f.path))
             targets.extend(js_targets(f.path, new_js, old_js))
+            continue
+        if f.path.endswith(".go"):
+            from tddgit.targets_go import go_targets
+
+            new_go = _decode(read_blob(repo, change.tree, f.path)) or ""
+            old_go = _decode(read_blob(repo, change.base_tree, f.old_path or f.path))
+            targets.extend(go_targets(f.path, new_go, old_go))
             continue
         if not f.path.endswith(".py"):
             # Test data (fixtures, .json, binaries) is part of a test change but holds no
@@ -170,8 +182,23 @@ def staged_test_changes(
     return targets, cases
 
 
+def _rust_targets(repo: Repo, change: StagedChange, path: str, old_path: str) -> list[str]:
+    """A Rust file's new or changed tests: an integration test file's, or those of a
+    source file's inline ``#[cfg(test)] mod`` (the test side of a production file)."""
+    from tddgit.targets_rust import crate_of, rust_targets
+
+    crate = crate_of(path, lambda p: _decode(read_blob(repo, change.tree, p)))
+    if crate is None:
+        return [path] if change.kinds.get(path) is Kind.TEST else []
+    new = _decode(read_blob(repo, change.tree, path)) or ""
+    old = _decode(read_blob(repo, change.base_tree, old_path))
+    return rust_targets(path, crate, new, old)
+
+
 def belongs(test_id: str, test_file: str | None, target: str) -> bool:
     """Whether a runner's test id is (a parametrization of) ``target`` or lies in it."""
     if test_id == target or test_file == target:
         return True
+    if "::" in test_id and target.startswith(test_id + "/"):
+        return True  # a Go test fails with its failing subtest: part of that target
     return test_id.startswith((target + "[", target + "::"))

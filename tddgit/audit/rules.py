@@ -333,7 +333,12 @@ def evidence_problems(ev: Evidence, tree: str, phase: str | None) -> list[str]:
         out.append(f"evidence says {ev.phase} but the commit is {phase or 'not a phase step'}")
     if ev.tree != tree:
         out.append(f"evidence was recorded for tree {ev.tree[:12]}, the commit has {tree[:12]}")
-    if ev.phase == "red":
+    if ev.phase == "red" and ev.coarse:
+        # The exit code only (the command runner): the red proves that the test command
+        # failed, no more -- what its gate said it proves (gates/gate.py `_coarse_note`).
+        if all(t.outcome in (Outcome.PASSED, Outcome.XPASSED) for t in (*ev.targets, *ev.others)):
+            out.append("red evidence shows the test command passing")
+    elif ev.phase == "red":
         if not ev.targets:
             out.append("red evidence names no target test")
         for t in ev.targets:

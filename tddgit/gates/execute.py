@@ -18,7 +18,18 @@ from tddgit.staged import DirtyScan, StagedChange
 
 # Files that are "other" by kind but still steer a test run: a dirty one forces a snapshot.
 _RUN_CONFIG_FILES = frozenset(
-    {"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "conftest.py", "package.json"}
+    {
+        "pyproject.toml",
+        "setup.cfg",
+        "tox.ini",
+        "pytest.ini",
+        "conftest.py",
+        "package.json",
+        "go.mod",
+        "go.sum",
+        "Cargo.toml",
+        "nextest.toml",
+    }
 )
 
 

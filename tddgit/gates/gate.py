@@ -124,7 +124,7 @@ def _gate(
     plan.notes.extend(run_notes)
     plan.notes.extend(result.notes)
     if result.coarse:
-        plan.notes.append(f"the {result.runner} runner knows only the exit code: a coarse verdict")
+        plan.notes.append(_coarse_note(phase, result))
     from tddgit.gates import compare
 
     scope = str(config.get(f"{phase}.scope"))
@@ -184,6 +184,18 @@ def _gate(
         run=result,
         notes=tuple(plan.notes),
         next_step=_NEXT_OK[phase] if holds else next_line(reasons),
+    )
+
+
+def _coarse_note(phase: str, result: RunResult) -> str:
+    """What a verdict from the exit code alone proves; for a red, plainly: not which test
+    fails, nor why (the audit's reading of such a red is the same: ``evidence_problems``)."""
+    if phase != "red":
+        return f"the {result.runner} runner knows only the exit code: a coarse verdict"
+    return (
+        f"the {result.runner} runner knows only the exit code: this red proves only that "
+        f"the test command fails (exit code {result.exit_code}), not which test fails nor "
+        "why (a syntax error fails it too); the go, rust, junit and pytest runners tell"
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
+from tddgit.evidence import Evidence
 from tddgit.gates.records import Plan, Reason
 from tddgit.git import Repo
 from tddgit.lineage import State, allowed
@@ -29,9 +30,7 @@ def check_transition(state: State, phase: str, plan: Plan) -> None:
 
 
 def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Reason]:
-    from tddgit.detectors import language_of
-    from tddgit.detectors.jsstubs import non_stub_additions_js
-    from tddgit.detectors.stubs import non_stub_additions
+    from tddgit.detectors.stubcheck import stub_checker
 
     reasons = []
     for f in change.files:
@@ -40,20 +39,19 @@ def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Rea
         if not config.flag("red.allow_stubs"):
             reasons.append(Reason("pre-test-code", f"{f.path}: production code in a red step"))
             continue
-        is_js = language_of(f.path) == "js"
-        if not is_js and not f.path.endswith((".py", ".pyi")):
+        check = stub_checker(f.path)
+        if check is None:
             reasons.append(
                 Reason(
                     "pre-test-code",
                     f"{f.path}: production change in a red step (stubs are recognised in "
-                    "Python and JS/TS only)",
+                    "Python, JS/TS, Go and Rust only)",
                 )
             )
             continue
         new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
         old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
         old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
-        check = non_stub_additions_js if is_js else non_stub_additions
         for line in check(old, new, f.path):
             reasons.append(Reason("pre-test-code", line))
     return reasons
@@ -62,18 +60,19 @@ def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Rea
 def plan_red(
     repo: Repo, config: Config, change: StagedChange, tests: Sequence[str], plan: Plan
 ) -> None:
-    if not change.touches_tests:
+    from tddgit.targets import staged_test_changes  # lazily: the run starts before this
+
+    staged, plan.cases = staged_test_changes(repo, change, config.globs("source_globs"))
+    # A Rust source file's inline test module is a test change inside a production file.
+    if not change.touches_tests and not staged:
         plan.reasons.append(
             Reason("no-test-change", "a red step must add or change a test; none is staged")
         )
     plan.reasons.extend(_pre_test_code(repo, config, change))
-    from tddgit.targets import staged_test_changes  # lazily: the run starts before this
-
-    staged, plan.cases = staged_test_changes(repo, change, config.globs("source_globs"))
     plan.targets = list(tests) or staged
     if tests:
         plan.cases = {}
-    if not plan.targets and change.touches_tests:
+    if not plan.targets and (change.touches_tests or staged):
         plan.reasons.append(
             Reason("no-targets", "no new or changed test found in the staged test files")
         )
@@ -107,10 +106,10 @@ def plan_green(
                 )
             continue
         if not tests:
-            targets.extend(t.id for t in ev.targets if t.id not in targets)
+            targets.extend(t for t in _red_targets(repo, config, red, ev) if t not in targets)
         plan.baseline.update({t.id: t for t in (*ev.targets, *ev.others)})
         plan.reds.append(ev)
-        red_files.update(t.split("::", 1)[0] for t in ev.target_ids)
+        red_files.update(_red_test_files(repo, config, ev))
     if red_files and not config.flag("green.allow_test_edits"):
         for f in diff_trees(repo, tree_of(repo, newest), change.tree, sorted(red_files)):
             plan.reasons.append(
@@ -149,11 +148,74 @@ def _check_test_config(
         )
 
 
+def _red_targets(repo: Repo, config: Config, red: str, ev: Evidence) -> list[str]:
+    """The red's target ids. A go or rust red whose package did not build yet recorded
+    the package's error (an id without ``::``) for its new tests: the green's targets are
+    those tests, found in the red commit as the red gate found them."""
+    ids = list(ev.target_ids)
+    if ev.runner not in ("go", "rust") or all("::" in t for t in ids):
+        return ids
+    from tddgit.git import EMPTY_TREE
+    from tddgit.paths import Classifier
+    from tddgit.targets import belongs, staged_targets
+
+    classifier = Classifier.from_config(config)
+    base = tree_of(repo, ev.parent) if ev.parent else EMPTY_TREE
+    files = tuple(diff_trees(repo, base, ev.tree))
+    kinds = {f.path: classifier.kind(f.path) for f in files}
+    change = StagedChange(tree=ev.tree, head=ev.parent, base_tree=base, files=files, kinds=kinds)
+    named = staged_targets(repo, change, classifier.source_globs)
+    out: list[str] = []
+    for t in ids:
+        inside = [n for n in named if "::" not in t and belongs(n, None, t)]
+        out.extend(inside or [t])
+    return list(dict.fromkeys(out))
+
+
+def _red_test_files(repo: Repo, config: Config, ev: Evidence) -> list[str]:
+    """The files a green may not edit: the test files the red's targets lie in or, when
+    their ids name no test file (``go``: a package directory, ``rust``: a crate, the
+    ``command`` runner: no target at all), the test files the red changed. Never an
+    empty list standing for "every file" (diff_trees' meaning of no paths)."""
+    from tddgit.paths import Classifier
+
+    kind = Classifier.from_config(config).kind
+    named = {t.split("::", 1)[0] for t in ev.target_ids}
+    files = sorted(p for p in named if kind(p) is Kind.TEST)
+    if files:
+        return files
+    from tddgit.git import EMPTY_TREE
+
+    base = tree_of(repo, ev.parent) if ev.parent else EMPTY_TREE
+    return sorted(f.path for f in diff_trees(repo, base, ev.tree) if kind(f.path) is Kind.TEST)
+
+
+def _two_sided(repo: Repo, change: StagedChange) -> bool:
+    """Whether the change touches tests and production code; a Rust source file's inline
+    ``#[cfg(test)] mod`` is the test side of that file."""
+    tests, production = change.touches_tests, False
+    for f in change.files:
+        if change.kinds[f.path] is not Kind.PRODUCTION:
+            continue
+        if f.status == "D" or not f.path.endswith(".rs"):
+            production = True
+            continue
+        from tddgit.targets_rust import changed_sides
+
+        new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
+        old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
+        old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
+        production_side, test_side = changed_sides(old, new)
+        tests = tests or test_side
+        production = production or production_side
+    return tests and production
+
+
 def plan_refactor(
     repo: Repo, config: Config, change: StagedChange, state: State, plan: Plan
 ) -> None:
     _check_test_config(repo, config, change, plan, "refactor", refuse=change.touches_production)
-    if change.touches_tests and change.touches_production:
+    if _two_sided(repo, change):
         if config.flag("refactor.one_side"):
             plan.reasons.append(
                 Reason(

@@ -1,4 +1,5 @@
 """Test runners behind one interface: ``pytest`` (probe plugin), ``junit`` (XML reports),
+``go`` (``go test -json``), ``rust`` (cargo's libtest JSON, or nextest's JUnit),
 ``command`` (exit code only). ``get_runner`` picks the configured or detected one."""
 
 from __future__ import annotations
@@ -121,6 +122,14 @@ def get_runner(config: Config, root: Path) -> Runner:
         from tddgit.runners.junit import JunitRunner
 
         return JunitRunner(config)
+    if name == "go":
+        from tddgit.runners.go import GoRunner
+
+        return GoRunner(config)
+    if name == "rust":
+        from tddgit.runners.rust import RustRunner
+
+        return RustRunner(config)
     from tddgit.runners.command import CommandRunner
 
     return CommandRunner(config)

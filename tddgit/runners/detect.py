@@ -9,8 +9,10 @@ Order (first match wins; documented in docs/runners.md):
 2. ``package.json`` -> ``junit`` (vitest, jest -- both writing their JSON report -- else
    node's own runner)
 3. ``pom.xml`` -> ``junit`` (Maven Surefire reports)
-4. ``go.mod``, ``Cargo.toml``, a Makefile with a ``test`` target -> ``command``
-5. nothing -> ``pytest``
+4. ``go.mod`` -> ``go`` (``go test -json``)
+5. ``Cargo.toml`` -> ``rust`` (cargo's libtest JSON; nextest's JUnit when configured)
+6. a Makefile with a ``test`` target -> ``command``
+7. nothing -> ``pytest``
 
 Detection runs on every gate and inside hooks, so it only stats a few paths and reads a
 few small files: no subprocesses, no walk of the tree.
@@ -100,7 +102,8 @@ def has_make_test(root: Path) -> bool:
 
 
 def detect(root: Path) -> str:
-    """``"pytest"``, ``"junit"`` or ``"command"``: the runner ``root`` most likely uses."""
+    """``"pytest"``, ``"junit"``, ``"go"``, ``"rust"`` or ``"command"``: the runner ``root``
+    most likely uses."""
     return detection(root)[0]
 
 
@@ -112,9 +115,10 @@ def detection(root: Path) -> tuple[str, str]:
     for name in ("package.json", "pom.xml"):
         if (root / name).is_file():
             return "junit", name
-    for name in ("go.mod", "Cargo.toml"):
-        if (root / name).is_file():
-            return "command", name
+    if (root / "go.mod").is_file():
+        return "go", "go.mod"
+    if (root / "Cargo.toml").is_file():
+        return "rust", "Cargo.toml"
     if has_make_test(root):
         return "command", "a Makefile with a test target"
     return "pytest", "nothing else found: the default"
@@ -164,6 +168,17 @@ def command_default(root: Path, runner: str) -> tuple[str, str] | None:
         if (root / "pom.xml").is_file():
             return MAVEN_COMMAND, "pom.xml"
         return None
+    if runner == "go":
+        return "go test -json <the packages concerned, or ./...>", "the go runner"
+    if runner == "rust":
+        from tddgit.runners.nextest import configured
+        from tddgit.runners.rust import cargo_argv, offline
+
+        nextest = configured(root)
+        if nextest is not None:
+            shown = " ".join(nextest.argv(offline()))
+            return f"{shown} (JUnit: {nextest.report})", "the rust runner, .config/nextest.toml"
+        return "RUSTC_BOOTSTRAP=1 " + " ".join(cargo_argv()), "the rust runner"
     if runner == "command":
         if (root / "go.mod").is_file():
             return "go test ./...", "go.mod"

@@ -34,7 +34,7 @@ def gate_plan(config: Config, root: Path) -> GatePlan:
         why = f"detected: {found}"
     if runner == "pytest":
         return GatePlan(runner, why, *_pytest_command(config, root))
-    if config.test_command:
+    if config.test_command and runner not in ("go", "rust"):  # those build their own
         command, source = config.test_command, f"test_command in {config.sources['test_command']}"
         return GatePlan(runner, why, command, source)
     guessed = command_default(root, runner)

@@ -1,6 +1,6 @@
 """`tddgit config` shows the runner a gate uses and the exact command it runs, each with
-where it came from: for every runner (pytest, junit for node/jest/vitest/maven, command for
-go/cargo/make, and a configured command)."""
+where it came from: for every runner (pytest, junit for node/jest/vitest/maven, go, rust, command for
+make, and a configured command)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,14 @@ CASES = [
     ({"package.json": JEST_ESM}, "junit", "package.json", "NODE_OPTIONS=", "an ES module"),
     ({"package.json": "{}"}, "junit", "package.json", "node --test", "node's own test runner"),
     ({"pom.xml": "<project/>"}, "junit", "pom.xml", "mvn -q test", "pom.xml"),
-    ({"go.mod": "module x\n"}, "command", "go.mod", "go test ./...", "go.mod"),
-    ({"Cargo.toml": "[package]\n"}, "command", "Cargo.toml", "cargo test", "Cargo.toml"),
+    ({"go.mod": "module x\n"}, "go", "go.mod", "go test -json", "the go runner"),
+    (
+        {"Cargo.toml": "[package]\n"},
+        "rust",
+        "Cargo.toml",
+        "RUSTC_BOOTSTRAP=1 cargo test --no-fail-fast --message-format json",
+        "the rust runner",
+    ),
     ({"Makefile": "test:\n\ttrue\n"}, "command", "Makefile", "make test", "Makefile"),
 ]
 

@@ -43,13 +43,13 @@ def tree(root: Path, files: dict[str, str]) -> Path:
         ({"test_calc.py": ""}, "pytest"),
         ({"package.json": "{}"}, "junit"),
         ({"pom.xml": "<project/>"}, "junit"),
-        ({"go.mod": "module example.com/calc\n"}, "command"),
-        ({"Cargo.toml": "[package]\nname = 'calc'\n"}, "command"),
+        ({"go.mod": "module example.com/calc\n"}, "go"),
+        ({"Cargo.toml": "[package]\nname = 'calc'\n"}, "rust"),
         ({"Makefile": "all:\n\techo\n\ntest: all\n\t./run\n"}, "command"),
         # Python config wins over the others; a pyproject without pytest config does not.
         ({"pytest.ini": "", "package.json": "{}"}, "pytest"),
         ({"pyproject.toml": "[project]\nname = 'x'\n", "package.json": "{}"}, "junit"),
-        ({"tox.ini": "[tox]\nenvlist = py311\n", "go.mod": "module x\n"}, "command"),
+        ({"tox.ini": "[tox]\nenvlist = py311\n", "go.mod": "module x\n"}, "go"),
         # Node wins over Maven and Go; Maven over Go.
         ({"package.json": "{}", "go.mod": "module x\n"}, "junit"),
         ({"pom.xml": "<project/>", "Makefile": "test:\n\ttrue\n"}, "junit"),

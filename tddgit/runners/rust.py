@@ -1,0 +1,198 @@
+"""The ``rust`` runner: ``cargo test`` with libtest's JSON events (or cargo-nextest's
+JUnit report when the project configures one: ``nextest``), one outcome per test
+(ids ``crate::module::test``, ``crate::binary::test`` for ``tests/binary.rs``), compile
+errors read from cargo's JSON diagnostics (``rustcauses``).
+
+libtest's ``--format json`` is unstable: ``RUSTC_BOOTSTRAP=1`` is set for this run only,
+in the test process's environment. ``--no-fail-fast`` runs every test binary, and
+cargo's ``Running …`` lines (on the same stream, in order) say which binary the events
+that follow belong to. Cargo runs with ``--offline`` when ``CARGO_NET_OFFLINE`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tddgit.config import Config
+from tddgit.errors import RunnerError
+from tddgit.model import Outcome, RunResult, TestResult
+from tddgit.runners import RunRequest
+from tddgit.runners.nextest import configured, signature
+from tddgit.runners.process import run_command
+from tddgit.runners.rustcauses import compile_cause, test_cause
+from tddgit.targets_rust import package_name
+
+CARGO_ARGS = ("cargo", "test", "--no-fail-fast", "--message-format", "json")
+LIBTEST_ARGS = ("--", "-Z", "unstable-options", "--format", "json", "--report-time")
+MAX_OUTPUT = 64 * 1024 * 1024
+_RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
+_DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
+
+
+def offline() -> bool:
+    return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
+
+
+def cargo_argv() -> list[str]:
+    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *LIBTEST_ARGS]
+
+
+class RustRunner:
+    """Runs ``cargo test`` in the project directory and reads its JSON."""
+
+    name = "rust"
+    selects_tests = False
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def run(self, request: RunRequest) -> RunResult:
+        project = request.root / request.subdir
+        crate = _crate(project)
+        nextest = configured(project)
+        argv = nextest.argv(offline()) if nextest else cargo_argv()
+        before = signature(nextest.report) if nextest else None
+        env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
+        workdir = Path(tempfile.mkdtemp(prefix="tddgit-rust-"))
+        out = workdir / "cargo.json"
+        try:
+            command = f"{shlex.join(argv)} >{shlex.quote(str(out))} 2>&1"
+            proc = run_command(
+                command, project, timeout=request.timeout, env=env, on_start=request.on_start
+            )
+            text = _read(out)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        if proc.exit_code == 127 and not proc.timed_out:
+            raise RunnerError(
+                "the rust runner could not start `cargo` (not found)",
+                "install Rust's cargo (rustup) or choose another runner",
+            )
+        read = read_output(text, crate)
+        if nextest is not None:
+            read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
+            if signature(nextest.report) not in (None, before):
+                from tddgit.runners.nextest import read_junit
+
+                found, problems = read_junit(nextest.report)
+                read.tests += found
+                read.notes += problems
+            elif not read.tests:
+                read.notes.append(f"cargo nextest wrote no JUnit report at {nextest.report}")
+        notes = list(read.notes)
+        if proc.timed_out:
+            notes.append(
+                f"cargo test timed out after {request.timeout:g}s; its process group was killed"
+            )
+        elif proc.exit_code != 0 and not read.tests:
+            notes.append(f"cargo test exited {proc.exit_code} and reported no test")
+        return RunResult(
+            runner=self.name,
+            command=(shlex.join(argv),),
+            exit_code=proc.exit_code,
+            tests=tuple(read.tests),
+            duration=proc.duration,
+            timed_out=proc.timed_out,
+            output_tail=text[-8192:],
+            notes=tuple(notes),
+        )
+
+
+def _read(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(MAX_OUTPUT).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _crate(project: Path) -> str:
+    try:
+        text = (project / "Cargo.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise RunnerError(
+            f"the rust runner needs Cargo.toml in {project} ({exc.strerror})",
+            "run tddgit in a cargo package, or set `project` to its directory",
+        ) from exc
+    name = package_name(text)
+    if name is None:
+        raise RunnerError(
+            f"{project / 'Cargo.toml'} has no [package] name (a workspace root?)",
+            "set `project` to one package's directory",
+        )
+    return name
+
+
+@dataclass
+class Read:
+    tests: list[TestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_output(text: str, crate: str) -> Read:
+    """Cargo's JSON messages, its ``Running`` lines and libtest's events, in order."""
+    read = Read()
+    prefix = crate
+    errors: list[tuple[str | None, str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("{"):
+            m = _RUNNING.match(line)
+            if m:
+                prefix = _binary_prefix(crate, m.group(1))
+            elif _DOCTESTS.match(line):
+                prefix = f"{crate}::doc"
+            continue
+        try:
+            event = json.loads(stripped)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        if event.get("reason") == "compiler-message":
+            message = event.get("message") or {}
+            if isinstance(message, dict) and message.get("level") == "error":
+                code = message.get("code")
+                code_id = code.get("code") if isinstance(code, dict) else None
+                errors.append((str(code_id) if code_id else None, str(message.get("message", ""))))
+        elif event.get("type") == "test" and event.get("event") in ("ok", "failed", "ignored"):
+            read.tests.append(_test(prefix, event))
+    if errors:
+        cause, message = compile_cause(errors)
+        read.tests.insert(
+            0, TestResult(id=crate, outcome=Outcome.ERROR, cause=cause, message=message)
+        )
+    return read
+
+
+def _binary_prefix(crate: str, source: str) -> str:
+    """``crate`` for unit tests (``src/lib.rs``, ``src/main.rs``), ``crate::name`` for an
+    integration test ``tests/name.rs``."""
+    parts = source.split("/")
+    if "tests" in parts[:-1] and source.endswith(".rs"):
+        i = parts.index("tests")
+        name = parts[-1][:-3] if len(parts) - i == 2 else parts[i + 1]
+        return f"{crate}::{name}"
+    return crate
+
+
+def _test(prefix: str, event: dict[str, object]) -> TestResult:
+    name = f"{prefix}::{event.get('name', '')}"
+    seconds = event.get("exec_time")
+    duration = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+    kind = event.get("event")
+    if kind == "ok":
+        return TestResult(id=name, outcome=Outcome.PASSED, duration=duration)
+    if kind == "ignored":
+        return TestResult(id=name, outcome=Outcome.SKIPPED, duration=duration)
+    cause, message = test_cause(str(event.get("stdout", "") or ""))
+    return TestResult(
+        id=name, outcome=Outcome.FAILED, cause=cause, message=message, duration=duration
+    )

@@ -1,0 +1,153 @@
+"""Rust TDD end to end: a real crate, real `cargo test` (offline, its build directory in
+the test's repository), the real `tddgit` CLI and hooks, the runner detected from
+Cargo.toml."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import GitRepo
+from tests.runners.cycles import gate, hooked_commit, note, reasons, stage, targets
+from tests.runners.toolchains import (
+    RS_LIB,
+    RS_MUL,
+    RS_MUL_TEST,
+    need,
+    rust_project,
+    with_venv_tools,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.toolchain]
+
+MUL_STUB = "\npub fn mul(a: i32, b: i32) -> i32 {\n    todo!()\n}\n"
+INLINE = (
+    "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+    "    #[test]\n    fn doubles() {\n        assert_eq!(double(4), 8);\n    }\n}\n"
+)
+DOUBLE = "\npub fn double(a: i32) -> i32 {\n    a * 2\n}\n"
+
+
+@pytest.fixture
+def rust(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    rust_project(repo, monkeypatch)
+    return repo
+
+
+def test_a_whole_cycle_from_a_red_that_does_not_compile(rust: GitRepo) -> None:
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    assert note(rust)["runner"] == "rust"
+    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL})
+    code, data = gate(rust, "green")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc::mul::multiplies": ("passed", None)}
+    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
+    code, data = gate(rust, "refactor")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    audit = json.loads(rust.tddgit("audit", "--format", "json").stdout)
+    assert [c["phase"] for c in audit["commits"]][-3:] == ["red", "green", "refactor"]
+    assert not [f for f in audit["findings"] if f["severity"] == "error"], audit
+
+
+def test_a_whole_cycle_through_the_hooks(rust: GitRepo) -> None:
+    rust.tddgit("hooks", "install", check=True)
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    proc = hooked_commit(rust, "red")
+    assert proc.returncode == 0, proc.stderr
+    assert note(rust)["phase"] == "red"
+    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL})
+    proc = hooked_commit(rust, "green")
+    assert proc.returncode == 0, proc.stderr
+    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
+    proc = hooked_commit(rust, "refactor")
+    assert proc.returncode == 0, proc.stderr
+    assert note(rust)["phase"] == "refactor"
+
+
+def test_a_red_with_a_syntax_error_is_amber(rust: GitRepo) -> None:
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST.replace("6);", "6;")})
+    code, data = gate(rust, "red")
+    assert code == 1, data
+    assert ("target-amber", "syntax") in reasons(data), data
+
+
+def test_a_red_with_a_stub(rust: GitRepo) -> None:
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST, "src/lib.rs": RS_LIB + MUL_STUB})
+    code, data = gate(rust, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc::mul::multiplies": ("failed", "not-implemented")}
+
+
+def test_inline_tests_are_the_targets(rust: GitRepo) -> None:
+    stage(rust, {"src/lib.rs": RS_LIB + INLINE})
+    code, data = gate(rust, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc": ("error", "not-implemented")}
+    stage(rust, {"src/lib.rs": RS_LIB + DOUBLE + INLINE})
+    code, data = gate(rust, "green")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc::tests::doubles": ("passed", None)}
+    audit = json.loads(rust.tddgit("audit", "--format", "json").stdout)
+    assert not [f for f in audit["findings"] if f["severity"] == "error"], audit["findings"]
+
+
+NEXTEST_TOML = '[profile.default.junit]\npath = "junit.xml"\n'
+
+
+@pytest.fixture
+def nextest(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    with_venv_tools(monkeypatch)
+    need("cargo-nextest")
+    repo.write(".config/nextest.toml", NEXTEST_TOML, dedent=False)
+    rust_project(repo, monkeypatch)
+    return repo
+
+
+def test_a_whole_cycle_through_nextest(nextest: GitRepo) -> None:
+    shown = json.loads(nextest.tddgit("config", "--json", check=True).stdout)["gate"]
+    assert (shown["runner"], shown["command"].split(" (")[0]) == (
+        "rust",
+        "cargo nextest run --no-fail-fast --cargo-message-format json --profile default --offline",
+    )
+    stage(nextest, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(nextest, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    assert "cargo nextest run" in str(note(nextest)["command"])
+    stage(nextest, {"src/lib.rs": RS_LIB + RS_MUL})
+    code, data = gate(nextest, "green")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {"calc::mul::multiplies": ("passed", None)}
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict)
+    assert [t["id"] for t in evidence["others"]] == ["calc::add::adds"]
+    stage(nextest, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
+    code, data = gate(nextest, "refactor")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+
+
+def test_nextest_a_stub_and_inline_tests(nextest: GitRepo) -> None:
+    stub = DOUBLE.replace("a * 2", "todo!()")
+    stage(nextest, {"tests/mul.rs": RS_MUL_TEST, "src/lib.rs": RS_LIB + MUL_STUB + stub + INLINE})
+    code, data = gate(nextest, "red")
+    assert code == 0, (data["reasons"], data.get("evidence"))
+    assert targets(data) == {
+        "calc::mul::multiplies": ("failed", "not-implemented"),
+        "calc::tests::doubles": ("failed", "not-implemented"),
+    }
+
+
+def test_a_refactor_of_production_code_and_inline_tests_is_two_sided(rust: GitRepo) -> None:
+    stage(rust, {"src/lib.rs": RS_LIB + INLINE})
+    assert gate(rust, "red")[0] == 0
+    stage(rust, {"src/lib.rs": RS_LIB + DOUBLE + INLINE})
+    assert gate(rust, "green")[0] == 0
+    renamed = INLINE.replace("fn doubles()", "fn doubles_four()")
+    stage(rust, {"src/lib.rs": RS_LIB + DOUBLE.replace("a * 2", "2 * a") + renamed})
+    code, data = gate(rust, "refactor")
+    assert code == 1, data
+    assert ("refactor-changes-tests", None) in reasons(data), data
