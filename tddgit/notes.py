@@ -3,8 +3,9 @@
 
 Writers take an exclusive lock first (``git notes add`` does not check that the tip it
 read is still the tip it moves), and retry a ref lock another git process holds. A note
-read back is untrusted (anyone can push one): it is parsed by ``evidence.parse_evidence``,
-size-limited and schema-validated, never executed.
+read back is untrusted (anyone can push one): it is parsed by ``noterecords.parse_note``
+(a note merged from two people holds several records), size-limited and schema-validated,
+never executed.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import GitError
-from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get, parse_evidence
+from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get
 from tddgit.git import Repo
+from tddgit.noterecords import parse_note
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader
@@ -103,12 +105,15 @@ def _notes_lock(repo: Repo) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+notes_lock = _notes_lock  # for other writers of the notes ref (notes sync and carry)
+
+
 def read_note(repo: Repo, commit: str) -> Evidence | None:
     """The evidence note of ``commit``; None when there is none; EvidenceError if invalid."""
     proc = repo.run("notes", f"--ref={NOTES_REF}", "show", commit, check=False)
     if proc.returncode != 0:
         return None
-    return parse_evidence(proc.stdout)
+    return parse_note(proc.stdout)
 
 
 def evidence_for_commit(repo: Repo, commit: str, tree: str, phase: str | None) -> Evidence | None:
@@ -167,6 +172,6 @@ def _parsed_note(data: bytes | None) -> Evidence | EvidenceError:
     if data is None:
         return EvidenceError("note is missing or larger than the limit")
     try:
-        return parse_evidence(data)
+        return parse_note(data)
     except EvidenceError as exc:
         return exc
