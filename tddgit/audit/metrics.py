@@ -25,7 +25,9 @@ from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Fi
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
 # Findings that say nothing about the order of work: they do not lower conformance. The
 # detector rules judge how tests are written, not whether they came first.
-NOT_PROCESS = frozenset({"missing-evidence", "over-mocking", "broad-assertion", "yagni"})
+NOT_PROCESS = frozenset(
+    {"missing-evidence", "over-mocking", "broad-assertion", "yagni", "squashed-steps"}
+)
 
 
 def _pct(part: int, whole: int) -> float | None:
