@@ -21,6 +21,7 @@ from statistics import median
 from typing import Any
 
 from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding, Tally
+from tddgit.audit.required import not_process
 
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
 # Findings that say nothing about the order of work: they do not lower conformance. The
@@ -81,10 +82,9 @@ def conformance(
     judged = [r.sha for r in records if r.is_step and r.changes_code]
     if not judged:
         return None
+    skip = not_process(NOT_PROCESS)
     flagged = {
-        f.commit
-        for f in findings
-        if f.severity in ("error", "warning") and f.rule not in NOT_PROCESS
+        f.commit for f in findings if f.severity in ("error", "warning") and f.rule not in skip
     }
     clean = sum(1 for sha in judged if sha not in flagged)
     return _conformance(len(judged), clean, Counter(e.kind for e in episodes))
@@ -107,11 +107,8 @@ def _proven(r: CommitRecord) -> bool:
 
 def _flagged(findings: Sequence[Finding]) -> set[str]:
     """Commits with a finding about the order of work (see ``conformance``)."""
-    return {
-        f.commit
-        for f in findings
-        if f.severity in ("error", "warning") and f.rule not in NOT_PROCESS
-    }
+    skip = not_process(NOT_PROCESS)
+    return {f.commit for f in findings if f.severity in ("error", "warning") and f.rule not in skip}
 
 
 def _flagged_code(flagged: Iterable[CommitRecord | None]) -> Counter[str]:
