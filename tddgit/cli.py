@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("tddgit.commands.demo", "demo"),
     "agent": ("tddgit.commands.agent", "agent"),
     "notes": ("tddgit.commands.notes", "notes"),
+    "ci": ("tddgit.commands.ci", "ci"),
 }
 
 

@@ -125,6 +125,7 @@ class _Counts:
 
     __slots__ = (
         "attempts",
+        "boundary",
         "code",
         "code_clean",
         "code_trailer",
@@ -138,7 +139,7 @@ class _Counts:
 
     def __init__(self) -> None:
         self.records = self.steps = self.code = self.code_trailer = self.code_clean = 0
-        self.declared = self.proven = 0
+        self.declared = self.proven = self.boundary = 0
         self.phases: Counter[str] = Counter()
         self.sources: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
@@ -148,6 +149,8 @@ class _Counts:
         _, phase, source, attempt, kind = key
         self.records += n
         if kind in _NOT_STEPS:
+            if kind == "boundary":
+                self.boundary += n
             return
         self.steps += n
         self.phases[phase or "none"] += n
@@ -182,7 +185,9 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
     kinds = parts.episode_kinds
     return {
         "commits": acc.steps,
-        "merges": acc.records - acc.steps,
+        "merges": acc.records - acc.steps - acc.boundary,
+        # a shallow clone's boundary commits: shown, not judged, and not merges
+        **({"boundary": acc.boundary} if acc.boundary else {}),
         "code_commits": acc.code,
         "phases": {p: acc.phases[p] for p in (*PHASES, "none")},
         "phase_sources": {s: acc.sources[s] for s in SOURCES},
@@ -384,6 +389,7 @@ def _total(parts: Iterable[_Counts]) -> _Counts:
         total.code_clean += p.code_clean
         total.declared += p.declared
         total.proven += p.proven
+        total.boundary += p.boundary
         total.phases.update(p.phases)
         total.sources.update(p.sources)
         total.attempts.update(p.attempts)
