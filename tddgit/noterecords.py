@@ -77,6 +77,16 @@ def combine(*notes: bytes | str) -> str:
     return "\n".join(text + "\n" for _, text in ordered)
 
 
+def concat(*notes: bytes | str) -> str:
+    """One note holding the distinct records of ``notes`` in the order given (a squash's
+    steps, in the order they were made)."""
+    seen: dict[str, str] = {}
+    for note in notes:
+        for chunk in split_records(note):
+            seen.setdefault(_canonical(chunk)[0], chunk.strip())
+    return "\n".join(text + "\n" for text in seen.values())
+
+
 def _canonical(chunk: str) -> tuple[str, float]:
     try:
         raw: Any = json.loads(chunk)

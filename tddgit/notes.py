@@ -42,7 +42,12 @@ def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
     (``flock``, released by the kernel even when the holder is killed). A ref lock held by
     some other git process is retried with a growing, jittered pause; after NOTE_ATTEMPTS
     a GitError says so (the evidence stays in the cache)."""
-    data = evidence.dumps().encode("utf-8")
+    write_note_data(repo, commit, evidence.dumps().encode("utf-8"))
+
+
+def write_note_data(repo: Repo, commit: str, data: bytes) -> None:
+    """Attach note ``data`` (one or more evidence records, ``noterecords``) to ``commit``,
+    as ``write_note`` does (locked, retried)."""
     faults.point("note.write")
     with _notes_lock(repo):
         proc = _add_note(repo, commit, data)

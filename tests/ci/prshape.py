@@ -13,6 +13,17 @@ from tests.conftest import GitRepo
 
 TEST = "tests/test_calc.py"
 PROD = "calc.py"
+# fails by its own assertion until calc.py exists (the right reason for a red)
+RED_TEST = """\
+import importlib.util
+
+
+def test_add():
+    assert importlib.util.find_spec("calc") is not None, "calc is not written yet"
+    from calc import add
+
+    assert add(1, 2) == 3
+"""
 
 
 @dataclass
@@ -34,15 +45,15 @@ def make_pull_request(tmp_path: Path, *, main_commits: int = 30) -> PullRequest:
         steps.commit(f"docs {i}", {"README": f"calc {i}\n"})
     base = dev.head()
     dev.git("checkout", "-q", "-b", "pr")
-    red = steps.commit(
-        "test add", {TEST: "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"},
-        phase="red",
-    )  # fmt: skip
-    note(dev, red, "red")
+    red = steps.commit("test add", {TEST: RED_TEST}, phase="red")
+    target = "tests/test_calc.py::test_add"
+    failed = [{"id": target, "outcome": "failed", "cause": "assertion"}]
+    passed = [{"id": target, "outcome": "passed", "cause": None}]
+    note(dev, red, "red", failed, parent=base)  # as the gate records it
     green = steps.commit("add", {PROD: "def add(a, b):\n    return a + b\n"}, phase="green")
-    note(dev, green, "green")
+    note(dev, green, "green", passed, parent=red)
     refactor = steps.commit("tidy", {PROD: "def add(a, b):\n    return b + a\n"}, phase="refactor")
-    note(dev, refactor, "refactor")
+    note(dev, refactor, "refactor", passed, parent=green)
     dev.git("push", "-q", str(remote), "main", "pr", "refs/notes/tddgit")
     return PullRequest(remote, base, refactor, (red, green, refactor))
 
