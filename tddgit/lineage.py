@@ -18,10 +18,11 @@ from pathlib import Path
 
 from tddgit import faults
 from tddgit.git import Repo
+from tddgit.reverts import reverted_commit
 
 PHASES = ("red", "green", "refactor")
 TRAILER = "GSD-Phase"
-_VERSION = 1
+_VERSION = 2  # 2: reverts understood (states cached before that are read again)
 
 
 @dataclass(frozen=True)
@@ -113,34 +114,49 @@ def state_at(repo: Repo, commit: str | None) -> State:
     if cached is not None:
         return cached
     # Walk first parents back to a cached state (or the root), streaming, then fold forward.
-    chain: list[tuple[str, str | None]] = []
-    base = State()
+    chain: list[tuple[str, str | None, str | None]] = []
+    base, base_sha = State(), None
     records = _first_parents(repo, commit)
     try:
-        for sha, declared in records:
+        for sha, declared, reverted in records:
             found = _load(repo, sha) if chain else None
             if found is not None:
-                base = found
+                base, base_sha = found, sha
                 break
-            chain.append((sha, declared))
+            chain.append((sha, declared, reverted))
     finally:
         records.close()
-    state = base
-    for sha, declared in reversed(chain):
-        state = step(state, sha, declared)
+    state, prev = base, base_sha
+    before: dict[str, State] = {}  # sha -> the state before it, for an immediate revert
+    for sha, declared, reverted in reversed(chain):
+        before[sha] = state
+        if reverted and prev and prev.startswith(reverted):
+            # an immediate revert (reverts.py): back to the state before the reverted step
+            state = before[prev] if prev in before else _state_before(repo, prev)
+        else:
+            state = step(state, sha, declared)
+        prev = sha
     _store(repo, commit, state)
     return state
 
 
-def _first_parents(repo: Repo, commit: str) -> Generator[tuple[str, str | None], None, None]:
-    """(sha, declared phase) from ``commit`` back along first parents, one git process."""
+def _state_before(repo: Repo, commit: str) -> State:
+    proc = repo.run("rev-parse", "-q", "--verify", f"{commit}^1", check=False)
+    return state_at(repo, proc.stdout.decode().strip() or None) if proc.returncode == 0 else State()
+
+
+def _first_parents(
+    repo: Repo, commit: str
+) -> Generator[tuple[str, str | None, str | None], None, None]:
+    """(sha, declared phase, the commit it reverts) from ``commit`` back along first
+    parents, one git process."""
     proc = subprocess.Popen(
         [
             "git",
             "log",
             "--first-parent",
             "-z",
-            f"--format=%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)",
+            f"--format=%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)%x01%B",
             commit,
         ],
         cwd=repo.root,
@@ -168,7 +184,8 @@ def _first_parents(repo: Repo, commit: str) -> Generator[tuple[str, str | None],
         proc.wait()
 
 
-def _record(rec: bytes) -> tuple[str, str | None]:
-    sha, _, values = rec.decode("utf-8", "replace").partition("\x01")
+def _record(rec: bytes) -> tuple[str, str | None, str | None]:
+    sha, _, rest = rec.decode("utf-8", "replace").partition("\x01")
+    values, _, body = rest.partition("\x01")
     vals = [v.strip().lower() for v in values.split("\x02") if v.strip()]
-    return sha.strip(), (vals[-1] if vals else None)
+    return sha.strip(), (vals[-1] if vals else None), reverted_commit(body)
