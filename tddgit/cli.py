@@ -47,6 +47,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("tddgit.commands.config", "config"),
     "demo": ("tddgit.commands.demo", "demo"),
     "agent": ("tddgit.commands.agent", "agent"),
+    "notes": ("tddgit.commands.notes", "notes"),
+    "ci": ("tddgit.commands.ci", "ci"),
 }
 
 

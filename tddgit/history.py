@@ -321,10 +321,14 @@ def _log_error(repo: Repo, code: int, stderr: str, revs: Sequence[str]) -> GitEr
         return GitError("the repository has no commits yet", "make a first commit, then run again")
     if "bad revision" in stderr or "unknown revision" in stderr or "bad object" in stderr:
         shown = " ".join(revs)
-        return GitError(
-            f"bad revision or range: {shown} ({last.removeprefix('fatal: ')})",
-            "check the names with `git rev-parse --verify REV`; a range looks like main..HEAD",
-        )
+        fix = "check the names with `git rev-parse --verify REV`; a range looks like main..HEAD"
+        if repo.is_shallow():  # actions/checkout's depth 1: the base is simply not here
+            fix = (
+                "this is a shallow clone: fetch the base and its history, e.g. `git fetch "
+                "--deepen=200 origin main:refs/remotes/origin/main` (or `git fetch "
+                "--unshallow`), or run `tddgit ci`, which deepens as far as the range needs"
+            )
+        return GitError(f"bad revision or range: {shown} ({last.removeprefix('fatal: ')})", fix)
     return GitError(f"git failed reading the history: {last.removeprefix('fatal: ')}")
 
 

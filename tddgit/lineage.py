@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.git import Repo
+from tddgit.reverts import reverted_commit
 
 if TYPE_CHECKING:
     from tddgit.projects.scope import Scope
 
 PHASES = ("red", "green", "refactor")
 TRAILER = "GSD-Phase"
-_VERSION = 1
+_VERSION = 2  # 2: reverts understood (states cached before that are read again)
 
 
 @dataclass(frozen=True)
@@ -122,31 +123,46 @@ def state_at(repo: Repo, commit: str | None, scope: Scope | None = None) -> Stat
     if cached is not None:
         return cached
     # Walk first parents back to a cached state (or the root), streaming, then fold forward.
-    chain: list[tuple[str, str | None]] = []
-    base = State()
+    chain: list[tuple[str, str | None, str | None]] = []
+    base, base_sha = State(), None
     records = _first_parents(repo, commit, scope)
     try:
-        for sha, declared in records:
+        for sha, declared, reverted in records:
             found = _load(repo, sha, scope) if chain else None
             if found is not None:
-                base = found
+                base, base_sha = found, sha
                 break
-            chain.append((sha, declared))
+            chain.append((sha, declared, reverted))
     finally:
         records.close()
-    state = base
-    for sha, declared in reversed(chain):
-        state = step(state, sha, declared)
+    state, prev = base, base_sha
+    before: dict[str, State] = {}  # sha -> the state before it, for an immediate revert
+    for sha, declared, reverted in reversed(chain):
+        before[sha] = state
+        if reverted and prev and prev.startswith(reverted):
+            # an immediate revert (reverts.py): back to the state before the reverted step
+            state = before[prev] if prev in before else _state_before(repo, prev, scope)
+        else:
+            state = step(state, sha, declared)
+        prev = sha
     _store(repo, commit, state, scope)
     return state
 
 
+def _state_before(repo: Repo, commit: str, scope: Scope | None) -> State:
+    proc = repo.run("rev-parse", "-q", "--verify", f"{commit}^1", check=False)
+    if proc.returncode != 0:
+        return State()
+    return state_at(repo, proc.stdout.decode().strip() or None, scope)
+
+
 def _first_parents(
     repo: Repo, commit: str, scope: Scope | None = None
-) -> Generator[tuple[str, str | None], None, None]:
-    """(sha, declared phase) from ``commit`` back along first parents, one git process;
-    with a ``scope``, a commit touching none of its paths declares nothing there."""
-    header = f"%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)"
+) -> Generator[tuple[str, str | None, str | None], None, None]:
+    """(sha, declared phase, the commit it reverts) from ``commit`` back along first
+    parents, one git process; with a ``scope``, a commit touching none of its paths
+    declares nothing there."""
+    header = f"%H%x01%(trailers:key={TRAILER},valueonly,separator=%x02)%x01%B"
     if scope is not None:
         yield from _scoped(repo, commit, scope, header)
         return
@@ -186,7 +202,7 @@ def _first_parents(
 
 def _scoped(
     repo: Repo, commit: str, scope: Scope, header: str
-) -> Generator[tuple[str, str | None], None, None]:
+) -> Generator[tuple[str, str | None, str | None], None, None]:
     args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "-z", "--name-only"]
     proc = subprocess.Popen(
         [*args, f"--format=%x1e{header}", commit],
@@ -197,12 +213,12 @@ def _scoped(
     stream = proc.stdout
     assert stream is not None
 
-    def parsed(rec: bytes) -> tuple[str, str | None]:
+    def parsed(rec: bytes) -> tuple[str, str | None, str | None]:
         head, _, rest = rec.partition(b"\0")
-        sha, declared = _record(head)
+        sha, declared, reverted = _record(head)
         files = rest.lstrip(b"\n").decode("utf-8", "surrogateescape").split("\0")
         mine = declared is not None and any(f and scope.owns(f) for f in files)
-        return sha, declared if mine else None
+        return sha, declared if mine else None, reverted
 
     try:
         buf = b""
@@ -224,7 +240,8 @@ def _scoped(
         proc.wait()
 
 
-def _record(rec: bytes) -> tuple[str, str | None]:
-    sha, _, values = rec.decode("utf-8", "replace").partition("\x01")
+def _record(rec: bytes) -> tuple[str, str | None, str | None]:
+    sha, _, rest = rec.decode("utf-8", "replace").partition("\x01")
+    values, _, body = rest.partition("\x01")
     vals = [v.strip().lower() for v in values.split("\x02") if v.strip()]
-    return sha.strip(), (vals[-1] if vals else None)
+    return sha.strip(), (vals[-1] if vals else None), reverted_commit(body)

@@ -3,8 +3,9 @@
 
 Writers take an exclusive lock first (``git notes add`` does not check that the tip it
 read is still the tip it moves), and retry a ref lock another git process holds. A note
-read back is untrusted (anyone can push one): it is parsed by ``evidence.parse_evidence``,
-size-limited and schema-validated, never executed.
+read back is untrusted (anyone can push one): it is parsed by ``noterecords.parse_note``
+(a note merged from two people holds several records), size-limited and schema-validated,
+never executed.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import GitError
-from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get, parse_evidence
+from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get
 from tddgit.git import Repo
+from tddgit.noterecords import parse_note
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader
@@ -41,7 +43,12 @@ def write_note(repo: Repo, commit: str, evidence: Evidence) -> None:
     (``flock``, released by the kernel even when the holder is killed). A ref lock held by
     some other git process is retried with a growing, jittered pause; after NOTE_ATTEMPTS
     a GitError says so (the evidence stays in the cache)."""
-    data = evidence.dumps().encode("utf-8")
+    write_note_data(repo, commit, evidence.dumps().encode("utf-8"))
+
+
+def write_note_data(repo: Repo, commit: str, data: bytes) -> None:
+    """Attach note ``data`` (one or more evidence records, ``noterecords``) to ``commit``,
+    as ``write_note`` does (locked, retried)."""
     faults.point("note.write")
     with _notes_lock(repo):
         proc = _add_note(repo, commit, data)
@@ -104,12 +111,15 @@ def _notes_lock(repo: Repo) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+notes_lock = _notes_lock  # for other writers of the notes ref (notes sync and carry)
+
+
 def read_note(repo: Repo, commit: str) -> Evidence | None:
     """The evidence note of ``commit``; None when there is none; EvidenceError if invalid."""
     proc = repo.run("notes", f"--ref={NOTES_REF}", "show", commit, check=False)
     if proc.returncode != 0:
         return None
-    return parse_evidence(proc.stdout)
+    return parse_note(proc.stdout)
 
 
 def evidence_for_commit(
@@ -171,6 +181,6 @@ def _parsed_note(data: bytes | None) -> Evidence | EvidenceError:
     if data is None:
         return EvidenceError("note is missing or larger than the limit")
     try:
-        return parse_evidence(data)
+        return parse_note(data)
     except EvidenceError as exc:
         return exc

@@ -129,7 +129,8 @@ def run_audit(
         if not evidence:
             notes.append(
                 f"no tddgit evidence notes ({NOTES_REF}); if they exist on a remote, fetch "
-                f"them with `git fetch origin {NOTES_REF}:{NOTES_REF}`"
+                f"them with `tddgit notes sync` (or, read only: "
+                '`git fetch origin "refs/notes/*:refs/notes/*"`)'
             )
         spool = None
         if options.prerender_json is not None and mode:

@@ -32,7 +32,9 @@ from tddgit.audit.phases import (
     trailer_phase,
 )
 from tddgit.audit.registry import active_checks, checks_for
-from tddgit.audit.rules import CommitView, StubJudge
+from tddgit.audit.rules import CommitView, StubJudge, finding
+from tddgit.audit.squash import KEY as SQUASH_KEY
+from tddgit.audit.squash import squashed_steps
 from tddgit.audit.state import ROOT, State
 from tddgit.model import Commit, FileChange
 
@@ -132,6 +134,11 @@ class Auditor:
         else:
             kinds = ()
         subject = c.subject
+        if SQUASH_KEY in c.message:
+            steps = squashed_steps(c.message)
+            if steps:
+                self._squashed(c, steps, tests, prods, kinds, before)
+                return
         phase, source, rule, attempt = self._phase(c, subject, tests, prods, before)
         note = self._notes.get(c.sha) if self._notes else None
         if note is None and source == "trailer" and phase and self._by_tree is not None:
@@ -174,6 +181,48 @@ class Auditor:
             found.extend(stubs.settled)
             self._found_at += [at.get(f.commit, -1) for f in stubs.settled]
             stubs.settled.clear()
+
+    def _squashed(
+        self,
+        c: Commit,
+        steps: tuple[str, ...],
+        tests: tuple[FileChange, ...],
+        prods: tuple[FileChange, ...],
+        kinds: tuple[str, ...],
+        before: State,
+    ) -> None:
+        """A squash merge (``tddgit.audit.squash``): the lineage goes through each squashed
+        step in order; the per-step checks do not run (the commit holds every step's files
+        at once), a ``squashed-steps`` note says so."""
+        note = self._notes.get(c.sha) if self._notes else None
+        state, cycle = before, None
+        for phase in steps:
+            view = CommitView(
+                c, phase, "trailer", None,
+                tests if phase == "red" else (), prods if phase != "red" else (),
+                state, note,
+            )  # fmt: skip
+            after = self._lineage.step(c, view, False)
+            at = self._lineage.cycle_of(c.sha, phase, state, after)
+            cycle = at if cycle is None else cycle
+            state = after
+        said = [
+            finding(
+                "squashed-steps",
+                c.sha,
+                f"squashes {len(steps)} steps ({' → '.join(steps)}); read from its message",
+                data={"steps": list(steps)},
+            )
+        ]
+        if note is None:
+            said.append(
+                finding("missing-evidence", c.sha, "a squash merge without a tddgit evidence note")
+            )
+        self.findings.extend(said)
+        self._found_at += [len(self.records)] * len(said)
+        kind = _kind_of(kinds, tests, prods)
+        self._record(c, c.subject, steps[-1], "trailer", "squash", kind, kinds, None, note, cycle)
+        self._states[c.sha] = state
 
     def _before(self, c: Commit) -> State:
         if not c.parents:

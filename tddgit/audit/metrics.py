@@ -21,11 +21,14 @@ from statistics import median
 from typing import Any
 
 from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding, Tally
+from tddgit.audit.required import not_process
 
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
 # Findings that say nothing about the order of work: they do not lower conformance. The
 # detector rules judge how tests are written, not whether they came first.
-NOT_PROCESS = frozenset({"missing-evidence", "over-mocking", "broad-assertion", "yagni"})
+NOT_PROCESS = frozenset(
+    {"missing-evidence", "over-mocking", "broad-assertion", "yagni", "squashed-steps"}
+)
 
 
 def _pct(part: int, whole: int) -> float | None:
@@ -79,10 +82,9 @@ def conformance(
     judged = [r.sha for r in records if r.is_step and r.changes_code]
     if not judged:
         return None
+    skip = not_process(NOT_PROCESS)
     flagged = {
-        f.commit
-        for f in findings
-        if f.severity in ("error", "warning") and f.rule not in NOT_PROCESS
+        f.commit for f in findings if f.severity in ("error", "warning") and f.rule not in skip
     }
     clean = sum(1 for sha in judged if sha not in flagged)
     return _conformance(len(judged), clean, Counter(e.kind for e in episodes))
@@ -105,11 +107,8 @@ def _proven(r: CommitRecord) -> bool:
 
 def _flagged(findings: Sequence[Finding]) -> set[str]:
     """Commits with a finding about the order of work (see ``conformance``)."""
-    return {
-        f.commit
-        for f in findings
-        if f.severity in ("error", "warning") and f.rule not in NOT_PROCESS
-    }
+    skip = not_process(NOT_PROCESS)
+    return {f.commit for f in findings if f.severity in ("error", "warning") and f.rule not in skip}
 
 
 def _flagged_code(flagged: Iterable[CommitRecord | None]) -> Counter[str]:
@@ -126,6 +125,7 @@ class _Counts:
 
     __slots__ = (
         "attempts",
+        "boundary",
         "code",
         "code_clean",
         "code_trailer",
@@ -139,7 +139,7 @@ class _Counts:
 
     def __init__(self) -> None:
         self.records = self.steps = self.code = self.code_trailer = self.code_clean = 0
-        self.declared = self.proven = 0
+        self.declared = self.proven = self.boundary = 0
         self.phases: Counter[str] = Counter()
         self.sources: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
@@ -149,6 +149,8 @@ class _Counts:
         _, phase, source, attempt, kind = key
         self.records += n
         if kind in _NOT_STEPS:
+            if kind == "boundary":
+                self.boundary += n
             return
         self.steps += n
         self.phases[phase or "none"] += n
@@ -183,7 +185,9 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
     kinds = parts.episode_kinds
     return {
         "commits": acc.steps,
-        "merges": acc.records - acc.steps,
+        "merges": acc.records - acc.steps - acc.boundary,
+        # a shallow clone's boundary commits: shown, not judged, and not merges
+        **({"boundary": acc.boundary} if acc.boundary else {}),
         "code_commits": acc.code,
         "phases": {p: acc.phases[p] for p in (*PHASES, "none")},
         "phase_sources": {s: acc.sources[s] for s in SOURCES},
@@ -385,6 +389,7 @@ def _total(parts: Iterable[_Counts]) -> _Counts:
         total.code_clean += p.code_clean
         total.declared += p.declared
         total.proven += p.proven
+        total.boundary += p.boundary
         total.phases.update(p.phases)
         total.sources.update(p.sources)
         total.attempts.update(p.attempts)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tddgit.reverts import reverted_commit as reverted_commit  # the audit's and the gates'
+
 TRAILER_KEY = "GSD-Phase"
 AGENT_KEY = "GSD-Agent"  # the model that made the step (tddgit generate)
 _PHASE_OF_WORD = {"red": "red", "green": "green", "refactor": "refactor"}
@@ -125,8 +127,6 @@ _COMPILED: tuple[tuple[MessageRule, re.Pattern[str]], ...] = tuple(
     (r, re.compile(r.pattern, 0 if r.case_sensitive else re.IGNORECASE)) for r in MESSAGE_RULES
 )
 _EMOJI = {"🔴": "red", "🟢": "green", "🔵": "refactor", "♻": "refactor"}
-_REVERT = re.compile(r"This reverts commit ([0-9a-f]{7,64})")
-_REVERT_TEXT = "This reverts commit "
 
 # Per rule, words one of which a lower-cased ASCII subject must contain for the rule's
 # pattern to match (each pattern spells one of them out). Most subjects of a history
@@ -218,11 +218,3 @@ def trailer_phase(value: str | None) -> str | None:
         return None
     v = value.strip().lower()
     return v if v in _PHASE_OF_WORD else None
-
-
-def reverted_commit(message: str) -> str | None:
-    """The commit that ``git revert`` says this commit reverts, if any."""
-    if _REVERT_TEXT not in message:  # nearly every commit: skip the regex
-        return None
-    m = _REVERT.search(message)
-    return m.group(1) if m else None

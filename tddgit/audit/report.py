@@ -270,11 +270,18 @@ def _half_up(value: float, places: int) -> str:
     return str(Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
+def _commits(m: dict[str, Any] | Any) -> str:
+    line = f"{m['commits']} ({m['code_commits']} change code, {m['merges']} merges"
+    if m.get("boundary"):  # `git clone --depth N`: where the history is cut, not a merge
+        line += f", {m['boundary']} at a shallow clone's boundary, not judged"
+    return line + ")"
+
+
 def summary_rows(m: dict[str, Any] | Any) -> list[tuple[str, str]]:
     ph, cy, ep, pr, tr = m["phases"], m["cycles"], m["episodes"], m["process"], m["time_in_red"]
     return [
         ("conformance", _num(m["conformance"], "/100")),
-        ("commits", f"{m['commits']} ({m['code_commits']} change code, {m['merges']} merges)"),
+        ("commits", _commits(m)),
         (
             "phases",
             f"red {ph['red']} · green {ph['green']} · refactor {ph['refactor']} · "

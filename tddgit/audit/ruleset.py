@@ -101,6 +101,15 @@ RULES: dict[str, Rule] = {
             "run `tddgit audit --verify` to re-run the step on this tree",
         ),
         Rule(
+            "squashed-steps",
+            "note",
+            "Steps squashed into one commit",
+            "a squash merge's message lists several GSD-Phase steps; the audit reads them in "
+            "order, but each step's own change and tests are no longer in this history",
+            "merge pull requests with a merge commit or a rebase to keep each step, or run "
+            "`tddgit notes carry` after the merge to keep the evidence",
+        ),
+        Rule(
             "over-mocking",
             "warning",
             "Test with too many mocks",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -72,6 +72,18 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
 )
 @click.option("--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires.")
 @click.option(
+    "--require-evidence",
+    is_flag=True,
+    help="A declared phase without evidence counts against the result: missing-evidence "
+    "lowers conformance and exits 1.",
+)
+@click.option(
+    "--min-evidence",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    help="Exit 1 when evidence coverage (declared steps with valid evidence) is below PCT.",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="Re-run the tests at declared red and green commits in temporary worktrees "
@@ -112,6 +124,8 @@ def audit(
     output: Path | None,
     fail_under: float | None,
     fail_on: str | None,
+    require_evidence: bool,
+    min_evidence: float | None,
     verify: bool,
     mutate: bool,
     detectors: bool,
@@ -129,6 +143,7 @@ def audit(
       tddgit audit --since "2 weeks" --author alice
       tddgit audit --format sarif -o audit.sarif
       tddgit audit --fail-under 80 --fail-on green-without-red,refactor-while-red
+      tddgit audit origin/main..HEAD --require-evidence --min-evidence 90
       tddgit audit HEAD -- src/parser            # only commits touching a path
       tddgit audit --format html -o audit.html   # a timeline to open in a browser
       tddgit audit --verify --jobs 4             # re-run the tests of declared commits
@@ -139,6 +154,7 @@ def audit(
     from tddgit.audit import AuditOptions, keep_until_exit, run_audit
     from tddgit.audit.registry import detectors as using_detectors
     from tddgit.audit.report import render
+    from tddgit.audit.required import evidence_required
 
     rules = _rule_list(fail_on)
     if mutate and not verify:
@@ -162,7 +178,10 @@ def audit(
         scorer = _scorer(a, jobs, bar) if mutate else None
         if scorer is not None:
             options = replace(options, post_checks=(*options.post_checks, scorer))
-        with using_detectors(_detector_settings(a.config) if detectors else None):
+        with (
+            using_detectors(_detector_settings(a.config) if detectors else None),
+            evidence_required(require_evidence),
+        ):
             report = run_audit(a.repo, a.config, options, progress=bar)
     if verifier is not None:
         console.err(verifier.summary())
@@ -170,7 +189,11 @@ def audit(
         console.err(line)
     _write(report, fmt, output, render)
     keep_until_exit(report)
-    _gate(report.metrics, [f.rule for f in report.findings], fail_under, rules)
+    gate(
+        report.metrics,
+        [f.rule for f in report.findings],
+        Thresholds(fail_under, rules, require_evidence, min_evidence),
+    )
 
 
 def _json_stream_encoding(output: Path | None) -> tuple[str, str] | None:
@@ -229,21 +252,36 @@ def _write(report: Any, fmt: str, output: Path | None, render: Any) -> None:
         ) from exc
 
 
-def _gate(
-    metrics: Any, fired: list[str], fail_under: float | None, fail_on: tuple[str, ...]
-) -> None:
+@dataclass(frozen=True)
+class Thresholds:
+    """What makes an audit exit 1 (the CI gate); `tddgit ci` takes the same."""
+
+    fail_under: float | None = None
+    fail_on: tuple[str, ...] = ()
+    require_evidence: bool = False
+    min_evidence: float | None = None
+
+
+def gate(metrics: Any, fired: list[str], t: Thresholds) -> None:
     """Exit 1 (Refused) when conformance or findings cross the CI thresholds; exit 2 when
     the threshold has nothing to judge (an empty range passes no bar, it is a wrong range)."""
-    if fail_under is not None and not metrics.get("commits"):
+    if (t.fail_under is not None or t.min_evidence is not None) and not metrics.get("commits"):
+        flag = "--fail-under" if t.fail_under is not None else "--min-evidence"
         raise UsageError(
-            "no commits in the range: --fail-under has nothing to judge",
+            f"no commits in the range: {flag} has nothing to judge",
             "check the range, --since/--until, --author and the paths",
         )
     reasons = []
     score = metrics.get("conformance")
-    if fail_under is not None and score is not None and score < fail_under:
-        reasons.append(f"conformance {score} is below --fail-under {fail_under:g}")
-    hits = sorted({r for r in fired if r in fail_on})
+    if t.fail_under is not None and score is not None and score < t.fail_under:
+        reasons.append(f"conformance {score} is below --fail-under {t.fail_under:g}")
+    coverage = metrics.get("evidence_coverage")
+    if t.min_evidence is not None and coverage is not None and coverage < t.min_evidence:
+        reasons.append(f"evidence coverage {coverage} is below --min-evidence {t.min_evidence:g}")
+    missing = fired.count("missing-evidence")
+    if t.require_evidence and missing:
+        reasons.append(f"--require-evidence: {missing} declared step(s) without evidence")
+    hits = sorted({r for r in fired if r in t.fail_on})
     if hits:
         counts = ", ".join(f"{r} ({fired.count(r)})" for r in hits)
         reasons.append(f"--fail-on rules fired: {counts}")

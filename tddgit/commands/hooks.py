@@ -10,6 +10,7 @@ from tddgit import console
 from tddgit.cli import app
 from tddgit.hooks.install import (
     HOOK_TYPES,
+    SHARE_HOOK,
     Action,
     follow_rewrites,
     install,
@@ -48,23 +49,33 @@ def hooks() -> None:
 
 @hooks.command("install")
 @_TYPE_OPTION
+@click.option(
+    "--share-notes",
+    is_flag=True,
+    help="Also install a pre-push hook running `tddgit notes sync` (docs/hooks.md).",
+)
 @_JSON_OPTION
 @click.pass_context
-def install_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> None:
+def install_cmd(
+    ctx: click.Context, types: tuple[str, ...], share_notes: bool, as_json: bool
+) -> None:
     """Install the hooks where git runs them (core.hooksPath and worktrees honoured).
 
     An existing hook is kept and chained: it runs first, and its failure still blocks the
     commit; `tddgit hooks uninstall` puts it back. Running install again is harmless.
     With post-commit, git is also set to copy the evidence notes when it rewrites commits
-    (notes.rewriteRef, notes.rewriteMode; docs/hooks.md).
+    (notes.rewriteRef, notes.rewriteMode; docs/hooks.md). With --share-notes, each `git
+    push` first shares the evidence notes with that remote (`tddgit notes sync`).
 
     \b
     Examples:
       tddgit hooks install
+      tddgit hooks install --share-notes
       tddgit hooks install -t commit-msg --json
     """
     repo = app(ctx).repo
-    directory, actions = install(repo, types or HOOK_TYPES)
+    wanted = (types or HOOK_TYPES) + ((SHARE_HOOK,) if share_notes else ())
+    directory, actions = install(repo, wanted)
     # the notes follow amend and rebase, and post-commit copies them on cherry-pick
     settings = follow_rewrites(repo) if "post-commit" in (types or HOOK_TYPES) else []
     _report(directory, actions, as_json, "installed in", settings)
@@ -84,6 +95,9 @@ def uninstall_cmd(ctx: click.Context, types: tuple[str, ...], as_json: bool) -> 
     """
     repo = app(ctx).repo
     directory, actions = uninstall(repo, types or HOOK_TYPES)
+    if not types:  # the opt-in notes hook goes too, when it is there
+        _, shared = uninstall(repo, (SHARE_HOOK,))
+        actions += [a for a in shared if a.action != "absent"]
     if "post-commit" in (types or HOOK_TYPES):
         unfollow_rewrites(repo)
     _report(directory, actions, as_json, "removed from")

@@ -44,6 +44,8 @@ HOOKS: dict[str, tuple[str, int, int]] = {
     # pre-commit passes staged file names when pass_filenames is left on: they are ignored,
     # the hook reads the index itself
     "pre-commit": ("tddgit.hooks.pre_commit", 0, 1 << 20),
+    # opt-in (--share-notes): git passes the remote's name and address
+    "pre-push": ("tddgit.ci.pre_push", 0, 2),
 }
 
 

@@ -18,6 +18,8 @@ from tddgit.errors import UsageError
 from tddgit.git import Repo
 
 HOOK_TYPES = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+# Opt-in (`tddgit hooks install --share-notes`): runs `tddgit notes sync` before each push.
+SHARE_HOOK = "pre-push"
 MARKER = "# tddgit-hook-shim v1"
 CHAINED_SUFFIX = ".tddgit-chained"
 
@@ -184,5 +186,5 @@ def uninstall(repo: Repo, types: tuple[str, ...] = HOOK_TYPES) -> tuple[Path, li
 
 
 def _check_type(name: str) -> None:
-    if name not in HOOK_TYPES:
+    if name not in (*HOOK_TYPES, SHARE_HOOK):
         raise UsageError(f"unknown hook type {name!r}", f"use one of: {', '.join(HOOK_TYPES)}")

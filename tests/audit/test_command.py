@@ -11,7 +11,8 @@ from tests.audit.helpers import Steps, note
 RULE_IDS = (
     "pre-test-code, green-without-red, test-after-fact, test-edited-in-green, "
     "refactor-changes-tests, tests-removed, refactor-while-red, missing-evidence, "
-    "evidence-contradiction, evidence-rebased, over-mocking, broad-assertion, yagni"
+    "evidence-contradiction, evidence-rebased, squashed-steps, over-mocking, "
+    "broad-assertion, yagni"
 )
 
 
