@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test lint typecheck pytest bench clean chromium docs jsdeps
+.PHONY: all install demo test lint typecheck pytest bench clean chromium docs jsdeps agents
 
 all: test
 
@@ -45,7 +45,13 @@ chromium:
 jsdeps: $(STAMP)
 	$(BIN)/python -m tests.jsdeps
 
-pytest: $(STAMP) chromium jsdeps
+# Claude Code, Gemini CLI and Codex CLI for the guard's end-to-end tests, installed once
+# with npm into tests/.cache (pinned in tests/agentdeps.py); without npm or its registry
+# those tests are skipped with the reason, except under CI (CI=true), where it fails.
+agents: $(STAMP)
+	$(BIN)/python -m tests.agentdeps
+
+pytest: $(STAMP) chromium jsdeps agents
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest
