@@ -23,6 +23,8 @@ from typing import Any
 
 from tddgit.guard.model import (
     ALLOW,
+    BLOCK,
+    DENY,
     OTHER,
     POST_WRITE,
     PRE_WRITE,
@@ -112,21 +114,57 @@ def decide(facts: Any, event: Event, *, dry_run: bool = False) -> Decision:
     if event.kind == PRE_WRITE:
         return _pre_write(facts, event, dry_run)
     if event.kind == POST_WRITE:
-        return _post_write(facts, event, dry_run)
-    if event.kind == STOP:
-        from tddgit.guard.checks import check_stop
+        if dry_run:  # `agent check`: the named files against the index, nothing put back
+            return _post_write(facts, event, dry_run)
+        from tddgit.guard.aftertool import check_tree
 
-        return check_stop(facts, event.stop_hook_active)
+        return check_tree(facts, event)
+    if event.kind == STOP:
+        return _stop(facts, event, dry_run)
     assert event.kind == SESSION_START
+    if not dry_run:
+        from tddgit.guard.aftertool import check_tree
+
+        check_tree(facts, event, baseline=True)
     return _session_start(facts)
 
 
+def _stop(facts: Any, event: Event, dry_run: bool) -> Decision:
+    """What the last tools left (a failed tool fires no post-tool hook in some agents) is
+    judged first; then the suite."""
+    from tddgit.guard.checks import check_stop
+
+    if not dry_run:
+        from tddgit.guard.aftertool import check_tree
+
+        tree = check_tree(facts, event)
+        if tree.verdict == REVERT:
+            return Decision(BLOCK, tree.rule, tree.reason, tree.warning, tree.details)
+    return check_stop(facts, event.stop_hook_active)
+
+
 def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
+    from tddgit.guard.protect import NEXT_ASK, command_rule, protected
     from tddgit.guard.rules import before_write
 
+    if event.command:
+        refused = command_rule(event.command)
+        if refused is not None:
+            return refused
+    if not dry_run:
+        from tddgit.guard.aftertool import ensure_baseline
+
+        ensure_baseline(facts)
     decision = Decision(ALLOW, "outside-repo")
     for write in event.writes:
         rel = facts.relative(write.path, event.cwd)
+        what = protected(rel if rel is not None else _git_path(facts, write.path, event.cwd))
+        if what is not None:
+            return Decision(
+                DENY,
+                "guard-config-protected",
+                f"{rel or write.path} is {what}; the agent's tools may not change it. {NEXT_ASK}",
+            )
         if rel is None:
             continue
         decision = before_write(rel, facts.kind(rel), facts)
@@ -137,6 +175,18 @@ def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
 
             take(facts.repo, event.session, rel)
     return decision
+
+
+def _git_path(facts: Any, path: str, cwd: str | None) -> str:
+    """``path`` as ``.git/...`` when it is inside the repository's git directory."""
+    p = Path(path) if os.path.isabs(path) else Path(cwd or facts.repo.root) / path
+    p = Path(os.path.normpath(p))
+    for base in (facts.repo.common_dir, facts.repo.git_dir):
+        try:
+            return ".git/" + p.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return ""
 
 
 def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:

@@ -119,6 +119,9 @@ def install(mod: ModuleType, path: Path, record: Path) -> list[str]:
                 f"{path}: `permissions.deny` is not a list", "fix the file, then run again"
             )
         previous = _read_record(record).get("deny_rules", [])
+        for rule in getattr(mod, "DROPPED_RULES", ()):
+            if rule in previous and rule in deny:
+                deny.remove(rule)  # ours from an older install, and never matched
         for rule in mod.DENY_RULES:
             if rule not in deny:
                 deny.append(rule)

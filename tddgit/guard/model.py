@@ -38,6 +38,7 @@ class Event:
     tool: str = ""
     writes: tuple[Write, ...] = ()
     stop_hook_active: bool = False
+    command: str = ""  # a shell tool's command line (pre-write: the command rules)
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ def _internal_error(
         console.error_line(
             f"tddgit {name}: internal error ({what}); the commit is blocked "
             "(hooks.on_internal_error = block). Rerun with TDDGIT_DEBUG=1 for the traceback "
-            "and report it; `git commit --no-verify` skips the hooks once."
+            "and report it."
         )
         return EXIT_INTERNAL
     where = f" (recorded in {logged})" if logged else ""

@@ -6,7 +6,8 @@ import sys
 
 from tddgit import console
 
-BYPASS = "(To skip the hooks once: git commit --no-verify.)"
+# No way around the hooks is taught here: an agent reads these refusals and would take it
+# (issue 26). A person who must skip them knows git; docs/hooks.md says how it is audited.
 
 
 class HookRefusal(Exception):
@@ -19,7 +20,7 @@ class HookRefusal(Exception):
         self.fix = fix
 
     def paragraph(self) -> str:
-        return f"{_cap(self.what)}. {_cap(self.why)}. Fix: {self.fix}. {BYPASS}"
+        return f"{_cap(self.what)}. {_cap(self.why)}. Fix: {self.fix}."
 
 
 def _cap(text: str) -> str:

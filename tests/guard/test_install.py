@@ -107,10 +107,28 @@ def test_claude_code_gets_deny_rules_for_shell_writes_and_keeps_the_users(projec
     settings = json.loads((project.root / ".claude/settings.json").read_text())
     deny = settings["permissions"]["deny"]
     assert "Bash(sed -i:*)" in deny and "Bash(tee:*)" in deny
+    # prefixes Claude Code never matches (it takes redirections out first) are not installed
+    assert not {"Bash(cat >:*)", "Bash(echo >:*)", "Bash(printf >:*)"} & set(deny)
     hooks = settings["hooks"]
-    assert hooks["PreToolUse"][0]["matcher"] == "Write|Edit"
-    assert hooks["PostToolUse"][0]["matcher"] == "Write|Edit"
-    assert set(hooks) == {"PreToolUse", "PostToolUse", "Stop", "SessionStart"}
+    assert hooks["PreToolUse"][0]["matcher"] == "Write|Edit|NotebookEdit|Bash"
+    # the tree check runs after every tool, shell and MCP tools included
+    assert hooks["PostToolUse"][0]["matcher"] == "*"
+    assert hooks["PostToolUseFailure"][0]["matcher"] == "*"
+    assert set(hooks) == {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionStart"}
+
+
+def test_reinstall_takes_out_the_deny_rules_that_never_matched(project: GitRepo) -> None:
+    project.tddgit("agent", "install", "claude-code", check=True)
+    path = project.root / ".claude/settings.json"
+    settings = json.loads(path.read_text())
+    settings["permissions"]["deny"].append("Bash(cat >:*)")  # as an older tddgit installed
+    path.write_text(json.dumps(settings))
+    record = project.root / ".git/tddgit/guard/installed-claude-code.json"
+    data = json.loads(record.read_text())
+    data["deny_rules"].append("Bash(cat >:*)")
+    record.write_text(json.dumps(data))
+    project.tddgit("agent", "install", "claude-code", check=True)
+    assert "Bash(cat >:*)" not in json.loads(path.read_text())["permissions"]["deny"]
 
 
 def test_user_scope_writes_to_the_home_directory(project: GitRepo) -> None:

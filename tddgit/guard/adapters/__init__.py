@@ -54,15 +54,21 @@ def event(
     session: str = "",
     cwd: str | None = None,
     stop_hook_active: bool | None = None,
+    shell_tools: frozenset[str] = frozenset(),
 ) -> Event:
-    """The neutral event of a payload; a tool event that writes no file is ``OTHER``."""
+    """The neutral event of a payload. A pre-tool event that names no file and runs no
+    shell command is ``OTHER``; every post-tool event is a ``POST_WRITE`` (the tree check
+    judges whatever the tool changed, file tool or not)."""
     native = text(payload, "hook_event_name")
     kind = kinds.get(native, OTHER)
     tool = text(payload, "tool_name")
     writes: tuple[Write, ...] = ()
+    command = ""
     if kind in (PRE_WRITE, POST_WRITE):
         writes = writes_of(tool, payload)
-        if not writes:
+        if tool in shell_tools:
+            command = text(mapping(payload, "tool_input"), "command") or text(payload, "command")
+        if kind == PRE_WRITE and not writes and not command:
             kind = OTHER
     if stop_hook_active is None:
         stop_hook_active = payload.get("stop_hook_active") is True
@@ -75,6 +81,7 @@ def event(
         tool=tool,
         writes=writes,
         stop_hook_active=stop_hook_active,
+        command=command,
     )
 
 
@@ -96,14 +103,14 @@ def config_file(scope: str, root: Path, *parts: str) -> Path:
 
 
 def grouped_hooks(
-    command: str, matcher: str, events: Mapping[str, tuple[bool, int]], **extra: Any
+    command: str, events: Mapping[str, tuple[str | None, int]], **extra: Any
 ) -> dict[str, list[dict[str, Any]]]:
-    """Claude Code's shape (Codex and Gemini CLI share it): per event, one group with a
-    ``matcher`` when the event is a tool event, holding our one command hook."""
+    """Claude Code's shape (Codex and Gemini CLI share it): per event, one group with its
+    ``matcher`` (a tool event; None: the event takes none), holding our one command hook."""
     out = {}
-    for name, (tool_event, timeout) in events.items():
+    for name, (matcher, timeout) in events.items():
         hook = {**extra.get(name, {}), "type": "command", "command": command, "timeout": timeout}
-        group: dict[str, Any] = {"matcher": matcher} if tool_event else {}
+        group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
         out[name] = [{**group, "hooks": [hook]}]
     return out
 

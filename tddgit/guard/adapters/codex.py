@@ -1,5 +1,10 @@
-"""Codex CLI: ``PreToolUse``/``PostToolUse`` (matcher ``^apply_patch$``), ``Stop`` and
-``SessionStart`` in ``.codex/hooks.json`` (the same shape as Claude Code's ``hooks``).
+"""Codex CLI: ``PreToolUse`` (matcher ``^(apply_patch|Bash)$``: the pre-write rules and
+the command rules), ``PostToolUse`` (matcher ``.*``: the tree check after every tool),
+``Stop`` and ``SessionStart`` in ``.codex/hooks.json`` (Claude Code's shape).
+
+Codex names its shell tool (``exec_command``) ``Bash`` in hook payloads, the command line
+in ``tool_input.command``; a failed tool call fires no ``PostToolUse``, so the next tool's
+check (or the stop's) judges what it left.
 
 File writes arrive as ``apply_patch`` with the patch in ``tool_input.command``; each file
 it touches has a ``*** Add File: P`` / ``*** Update File: P`` / ``*** Delete File: P``
@@ -19,8 +24,14 @@ from tddgit.guard.adapters import claude_code, config_file, event, grouped_hooks
 NAME = "codex"
 TOOL = "apply_patch"
 DENY_RULES: tuple[str, ...] = ()
-KINDS = claude_code.KINDS
-EVENTS = claude_code.EVENTS
+SHELL = frozenset({"Bash", "exec_command", "shell", "local_shell"})
+KINDS = {k: v for k, v in claude_code.KINDS.items() if k != "PostToolUseFailure"}
+EVENTS: dict[str, tuple[str | None, int]] = {
+    "PreToolUse": (f"^({TOOL}|Bash)$", 30),
+    "PostToolUse": (".*", 600),
+    "Stop": (None, 600),
+    "SessionStart": (None, 30),
+}
 _HEADERS = {
     "*** Add File: ": "add",
     "*** Update File: ": "update",
@@ -52,7 +63,7 @@ def _writes(tool: str, payload: dict[str, Any]) -> tuple[m.Write, ...]:
 
 
 def parse(payload: dict[str, Any]) -> m.Event:
-    return event(NAME, payload, KINDS, _writes)
+    return event(NAME, payload, KINDS, _writes, shell_tools=SHELL)
 
 
 def render(ev: m.Event, decision: m.Decision) -> m.Reply:
@@ -67,4 +78,4 @@ def config_path(scope: str, root: Path) -> Path:
 
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
-    return grouped_hooks(command, f"^{TOOL}$", EVENTS)
+    return grouped_hooks(command, EVENTS)

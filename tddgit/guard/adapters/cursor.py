@@ -1,6 +1,7 @@
-"""Cursor: ``preToolUse``/``postToolUse`` (matcher on its file-writing tools), ``stop`` and
-``sessionStart`` in ``.cursor/hooks.json`` (``{"version": 1, "hooks": {event: [{command,
-matcher}]}}``; a flat list per event, no groups).
+"""Cursor: ``preToolUse`` (matcher on its file-writing tools) and ``beforeShellExecution``
+(the command rules); ``postToolUse`` (every tool), ``afterShellExecution`` and
+``afterFileEdit`` (the tree check); ``stop`` and ``sessionStart`` in ``.cursor/hooks.json``
+(``{"version": 1, "hooks": {event: [{command, matcher}]}}``; a flat list per event).
 
 stdin: ``conversation_id`` (the session), ``workspace_roots``, ``hook_event_name``,
 ``tool_name``, ``tool_input.file_path``; ``stop`` carries ``loop_count`` (how many
@@ -23,7 +24,10 @@ TOOLS = {"Write": "write", "Edit": "update", "StrReplace": "update", "Delete": "
 DENY_RULES: tuple[str, ...] = ()
 KINDS = {
     "preToolUse": m.PRE_WRITE,
+    "beforeShellExecution": m.PRE_WRITE,
     "postToolUse": m.POST_WRITE,
+    "afterShellExecution": m.POST_WRITE,
+    "afterFileEdit": m.POST_WRITE,
     "stop": m.STOP,
     "sessionStart": m.SESSION_START,
 }
@@ -33,14 +37,24 @@ def parse(payload: dict[str, Any]) -> m.Event:
     roots = payload.get("workspace_roots")
     root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
     loops = payload.get("loop_count")
+    native = text(payload, "hook_event_name")
+    if native in ("beforeShellExecution", "afterShellExecution"):
+        payload = {**payload, "tool_name": "Shell"}  # the command is at the top level
+    elif native == "afterFileEdit":
+        payload = {
+            **payload,
+            "tool_name": "Edit",
+            "tool_input": {"file_path": payload.get("file_path")},
+        }
     return event(
         NAME,
         payload,
         KINDS,
         file_path_writes(TOOLS, "file_path", "path"),
         session=text(payload, "conversation_id"),
-        cwd=root,
+        cwd=text(payload, "cwd") or root,
         stop_hook_active=isinstance(loops, int) and loops > 0,
+        shell_tools=frozenset({"Shell"}),
     )
 
 
@@ -67,7 +81,10 @@ def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
     matcher = "|".join(TOOLS)
     return {
         "preToolUse": [{"command": command, "matcher": matcher}],
-        "postToolUse": [{"command": command, "matcher": matcher}],
+        "beforeShellExecution": [{"command": command}],
+        "postToolUse": [{"command": command}],
+        "afterShellExecution": [{"command": command}],
+        "afterFileEdit": [{"command": command}],
         "stop": [{"command": command}],
         "sessionStart": [{"command": command}],
     }

@@ -1,7 +1,10 @@
-"""Gemini CLI: ``BeforeTool``/``AfterTool`` (matcher ``write_file|replace``), ``AfterAgent``
-(its stop) and ``SessionStart`` in ``.gemini/settings.json`` under ``hooks``.
+"""Gemini CLI: ``BeforeTool`` (matcher ``write_file|replace|run_shell_command``: the
+pre-write rules and the command rules), ``AfterTool`` (matcher ``.*``: the tree check after
+every tool, MCP tools included), ``AfterAgent`` (its stop) and ``SessionStart`` in
+``.gemini/settings.json`` under ``hooks``.
 
-stdin: ``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input.file_path``;
+stdin: ``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input.file_path``
+(``tool_input.command`` for ``run_shell_command``);
 ``AfterAgent`` carries ``stop_hook_active``. Answers: ``{"decision": "deny", "reason"}``
 refuses a tool call (``BeforeTool``), replaces the tool's result with the reason
 (``AfterTool``: the file was put back) or sends the agent back to work (``AfterAgent``);
@@ -26,6 +29,7 @@ from tddgit.guard.adapters import (
 
 NAME = "gemini"
 TOOLS = {"write_file": "write", "replace": "update"}
+SHELL = frozenset({"run_shell_command"})
 DENY_RULES: tuple[str, ...] = ()
 KINDS = {
     "BeforeTool": m.PRE_WRITE,
@@ -33,23 +37,23 @@ KINDS = {
     "AfterAgent": m.STOP,
     "SessionStart": m.SESSION_START,
 }
-# event -> (a tool event with a matcher?, timeout in milliseconds)
-EVENTS = {
-    "BeforeTool": (True, 30_000),
-    "AfterTool": (True, 600_000),
-    "AfterAgent": (False, 600_000),
-    "SessionStart": (False, 30_000),
+# event -> (its matcher, a regular expression; None when it takes none; timeout in ms)
+EVENTS: dict[str, tuple[str | None, int]] = {
+    "BeforeTool": ("write_file|replace|run_shell_command", 30_000),
+    "AfterTool": (".*", 600_000),
+    "AfterAgent": (None, 600_000),
+    "SessionStart": (None, 30_000),
 }
 _NAMES = {
-    "BeforeTool": "tddgit-before-write",
-    "AfterTool": "tddgit-after-write",
+    "BeforeTool": "tddgit-before-tool",
+    "AfterTool": "tddgit-after-tool",
     "AfterAgent": "tddgit-before-stop",
     "SessionStart": "tddgit-session-start",
 }
 
 
 def parse(payload: dict[str, Any]) -> m.Event:
-    return event(NAME, payload, KINDS, file_path_writes(TOOLS, "file_path"))
+    return event(NAME, payload, KINDS, file_path_writes(TOOLS, "file_path"), shell_tools=SHELL)
 
 
 def render(ev: m.Event, decision: m.Decision) -> m.Reply:
@@ -67,4 +71,4 @@ def config_path(scope: str, root: Path) -> Path:
 
 def hooks(command: str) -> dict[str, list[dict[str, Any]]]:
     names = {event: {"name": name} for event, name in _NAMES.items()}
-    return grouped_hooks(command, "|".join(TOOLS), EVENTS, **names)
+    return grouped_hooks(command, EVENTS, **names)
