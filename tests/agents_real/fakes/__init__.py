@@ -31,6 +31,15 @@ class Write:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace ``old`` (whole lines, once) by ``new`` in ``path`` with the agent's edit tool."""
+
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class Shell:
     """Run ``command`` with the agent's shell tool, in the project."""
 
@@ -44,7 +53,7 @@ class Finish:
     text: str = "Done."
 
 
-Action = Write | Shell | Finish
+Action = Write | Edit | Shell | Finish
 
 
 @dataclass

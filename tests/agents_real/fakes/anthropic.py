@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.agents_real.fakes import Action, FakeModel, Finish, Reply, Shell, Write, sse
+from tests.agents_real.fakes import Action, Edit, FakeModel, Finish, Reply, Shell, Write, sse
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class AnthropicFake(FakeModel):
         # is preceded by a Read, as the model would (a missing file's Read just fails).
         steps: list[Action] = []
         for action in script:
-            steps.extend([Read(action.path), action] if isinstance(action, Write) else [action])
+            reads = isinstance(action, Write | Edit)
+            steps.extend([Read(action.path), action] if reads else [action])
         super().__init__(steps, root)
 
     def answer(self, method: str, path: str, body: dict[str, Any]) -> Reply:
@@ -70,6 +71,13 @@ def _blocks(action: Action | Read, root: str) -> list[dict[str, Any]]:
     if isinstance(action, Write):
         tool = {"file_path": f"{root}/{action.path}", "content": action.content}
         return [_use("Write", tool)]
+    if isinstance(action, Edit):
+        tool = {
+            "file_path": f"{root}/{action.path}",
+            "old_string": action.old,
+            "new_string": action.new,
+        }
+        return [_use("Edit", tool)]
     if isinstance(action, Read):
         return [_use("Read", {"file_path": f"{root}/{action.path}"})]
     if isinstance(action, Shell):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.agents_real.fakes import FakeModel, Finish, Reply, Shell, Write, sse
+from tests.agents_real.fakes import Edit, FakeModel, Finish, Reply, Shell, Write, sse
 
 
 class GeminiFake(FakeModel):
@@ -60,6 +60,14 @@ def _parts(action: Any, root: str) -> list[dict[str, Any]]:
     if isinstance(action, Write):
         args = {"file_path": f"{root}/{action.path}", "content": action.content}
         return [{"functionCall": {"name": "write_file", "args": args}}]
+    if isinstance(action, Edit):
+        args = {
+            "file_path": f"{root}/{action.path}",
+            "old_string": action.old,
+            "new_string": action.new,
+            "instruction": "edit",
+        }
+        return [{"functionCall": {"name": "replace", "args": args}}]
     if isinstance(action, Shell):
         args = {"command": action.command, "description": "run a command"}
         return [{"functionCall": {"name": "run_shell_command", "args": args}}]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.agents_real.fakes import FakeModel, Finish, Reply, Shell, Write, sse
+from tests.agents_real.fakes import Edit, FakeModel, Finish, Reply, Shell, Write, sse
 
 _ids = itertools.count(1)
 _OUTPUTS = {"function_call_output", "custom_tool_call_output"}
@@ -54,8 +54,15 @@ def _item(action: Any, root: Path, tools: list[dict[str, Any]]) -> dict[str, Any
         # back to poll: a gate under load takes longer than the default yield.
         args = {"cmd": action.command, "workdir": str(root), "yield_time_ms": 300000}
         return _call("exec_command", call_id, json.dumps(args))
-    if isinstance(action, Write):
-        patch = patch_for(root / action.path, action.path, action.content)
+    if isinstance(action, Write | Edit):
+        if isinstance(action, Edit):
+            minus = "".join(f"-{line}\n" for line in action.old.splitlines())
+            plus = "".join(f"+{line}\n" for line in action.new.splitlines())
+            patch = (
+                f"*** Begin Patch\n*** Update File: {action.path}\n@@\n{minus}{plus}*** End Patch"
+            )
+        else:
+            patch = patch_for(root / action.path, action.path, action.content)
         custom = any(t.get("type") == "custom" and t.get("name") == "apply_patch" for t in tools)
         if custom:
             return {
