@@ -2,7 +2,10 @@
 revert, and only the session whose change broke a test is told.
 
 Session B starts first (its accepted state is the tree before A's change), waits until A's
-change is kept, then breaks ``sub``; the guard must undo B's change alone."""
+change is kept, then breaks ``sub`` through its shell (a change the guard sees only by
+comparing the tree with what it accepted for B); the guard must undo B's change alone,
+not put the whole file back to B's state (which would wipe A's change). A stops only
+after B's change was judged, so A's stop is never blocked by B's doing."""
 
 from __future__ import annotations
 
@@ -20,6 +23,14 @@ pytestmark = [pytest.mark.agents, pytest.mark.slow]
 
 AGENT = "claude-code"
 KEPT = CALC_SUB.replace("return a + b", "return b + a")
+BREAK_SUB = (
+    "python3 -c \"import pathlib; p = pathlib.Path('calc.py'); "
+    "p.write_text(p.read_text().replace('a - b', 'a + b'))\""
+)
+
+
+def _wait(marker: Path) -> str:
+    return f"for i in $(seq 400); do [ -f {marker} ] && exit 0; sleep 0.25; done; exit 1"
 
 
 def green_project(root: Path, agent: str) -> GitRepo:
@@ -37,16 +48,17 @@ def green_project(root: Path, agent: str) -> GitRepo:
 
 def test_two_sessions_on_one_file(agents: Path, tmp_path: Path) -> None:
     repo = green_project(tmp_path / "project", AGENT)
-    marker = tmp_path / "a-kept"
-    wait = f"for i in $(seq 400); do [ -f {marker} ] && exit 0; sleep 0.25; done; exit 1"
+    kept, judged = tmp_path / "a-kept", tmp_path / "b-judged"
     script_b = [
-        Shell(wait),
-        Edit("calc.py", "    return a - b", "    return a + b"),
+        Shell(_wait(kept)),
+        Shell(BREAK_SUB),
+        Shell(f"touch {judged}"),
         Finish("b done"),
     ]
     script_a = [
         Edit("calc.py", "    return a + b", "    return b + a"),
-        Shell(f"touch {marker}"),
+        Shell(f"touch {kept}"),
+        Shell(_wait(judged)),
         Finish("a done"),
     ]
     fake_b = drivers.FAKES[AGENT](script_b, repo.root)
@@ -71,5 +83,9 @@ def test_two_sessions_on_one_file(agents: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert (repo.root / "calc.py").read_text() == KEPT, report
     told_a, told_b = fake_a.after_tools(), fake_b.after_tools()
-    assert any("write-breaks-tests" in text for text in told_b), report
-    assert not any("write-breaks-tests" in text or "undone" in text for text in told_a), report
+    assert any("tddgit [" in text and _reverted(text) for text in told_b), report
+    assert not any("tddgit [" in text and _reverted(text) for text in told_a), report
+
+
+def _reverted(text: str) -> bool:
+    return "undone" in text or "put back" in text
