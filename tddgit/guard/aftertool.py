@@ -30,7 +30,7 @@ from typing import Any
 from tddgit.guard import tree
 from tddgit.guard.model import ALLOW, REVERT, Decision, Event
 from tddgit.guard.protect import NEXT_ASK, protected, tddgit_table
-from tddgit.guard.rules import NEXT_RED, decide
+from tddgit.guard.rules import NEXT_RED
 
 IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that failed
 
@@ -51,9 +51,13 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         decisions: list[Decision] = []
         keep: list[str] = []
         for change in scan.changes:
-            if change.path not in own and _in_flight_elsewhere(repo, event.session, change.path):
+            elsewhere = _in_flight_elsewhere(repo, event.session, change.path)
+            if elsewhere and change.path not in own:
                 continue  # another session is writing it: its own check judges it
-            verdict = _judge(facts, event, change)
+            verdict = _judge(facts, event, change, elsewhere)
+            if verdict.rule == "deferred":
+                continue  # the file holds another session's unjudged change: judged with it
+            _drop_pending_elsewhere(repo, event.session, change.path)
             if verdict.verdict == REVERT:
                 decisions.append(verdict)
             else:
@@ -83,6 +87,64 @@ def ensure_baseline(facts: Any) -> None:
             tree.save(facts.repo, scan)
 
 
+def accepted_blob(facts: Any, path: str) -> str | None:
+    """The blob the tree check accepts for ``path`` now (None: absent)."""
+    data = tree.load(facts.repo)
+    row = data["paths"].get(path) if data is not None else None
+    if isinstance(row, list) and row:
+        return row[0] if isinstance(row[0], str) else None
+    return tree.head_blobs(facts.repo, facts.head, [path]).get(path)
+
+
+def _defer(facts: Any, event: Event, change: tree.Change) -> bool:
+    """Our write landed on another session's unjudged change (the content our pre-write
+    hook saw is not the accepted one): record our change as pending, for that session's
+    check to take out of the file before judging its own, and judge nothing now."""
+    import json
+
+    from tddgit.guard import snapshots
+
+    repo = facts.repo
+    own = snapshots.load(repo, event.session, change.path)
+    if own is None or own.content is None or change.blob is None:
+        return False
+    if own.content == tree.blob_bytes(repo, change.before.blob):
+        return False
+    pre = tree.hash_files_bytes(repo, own.content)
+    record = snapshots._base(repo, event.session, change.path).with_suffix(".pending")
+    record.write_text(json.dumps({"path": change.path, "pre": pre, "post": change.blob}))
+    return True
+
+
+def _pending_elsewhere(repo: Any, session: str, path: str) -> list[tuple[bytes, bytes]]:
+    """Other sessions' deferred changes to ``path``: (before, after) contents."""
+    import json
+
+    from tddgit.guard import snapshots
+
+    mine = snapshots.session_dir(repo, session)
+    name = snapshots._base(repo, session, path).name + ".pending"
+    out = []
+    for d in [d for d in mine.parent.glob("*") if d.is_dir() and d != mine]:
+        try:
+            data = json.loads((d / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        pre, post = tree.blob_bytes(repo, data.get("pre")), tree.blob_bytes(repo, data.get("post"))
+        if data.get("path") == path and pre is not None and post is not None:
+            out.append((pre, post))
+    return out
+
+
+def _drop_pending_elsewhere(repo: Any, session: str, path: str) -> None:
+    from tddgit.guard import snapshots
+
+    mine = snapshots.session_dir(repo, session)
+    name = snapshots._base(repo, session, path).name + ".pending"
+    for d in [d for d in mine.parent.glob("*") if d.is_dir() and d != mine]:
+        (d / name).unlink(missing_ok=True)
+
+
 def _in_flight_elsewhere(repo: Any, session: str, path: str) -> bool:
     from tddgit.guard import snapshots
 
@@ -103,7 +165,7 @@ def _in_flight_elsewhere(repo: Any, session: str, path: str) -> bool:
     return False
 
 
-def _judge(facts: Any, event: Event, change: tree.Change) -> Decision:
+def _judge(facts: Any, event: Event, change: tree.Change, elsewhere: bool = False) -> Decision:
     """One changed path: accepted (ALLOW) or put back (REVERT, with the reason)."""
     from tddgit.guard import snapshots
 
@@ -122,9 +184,11 @@ def _judge(facts: Any, event: Event, change: tree.Change) -> Decision:
     if what is not None:
         return _revert(
             facts,
+            event,
             change,
             None,
-            decide(
+            Decision(
+                REVERT,
                 "guard-config-protected",
                 f"{path} is {what}; the agent's tools may not change it, and the change"
                 f"{via} was put back. {NEXT_ASK}",
@@ -135,6 +199,7 @@ def _judge(facts: Any, event: Event, change: tree.Change) -> Decision:
         if facts.open_red and not facts.allow_test_edits and path in facts.red_target_files:
             return _revert(
                 facts,
+                event,
                 change,
                 None,
                 Decision(
@@ -162,10 +227,15 @@ def _judge(facts: Any, event: Event, change: tree.Change) -> Decision:
         decision = check_write(facts, base)
         if decision.verdict != REVERT:
             return decision
-        return _revert(facts, change, own, decision)
+        if decision.rule == "write-breaks-tests" and elsewhere and _defer(facts, event, change):
+            # a test fails, but the file also holds another session's unjudged change: that
+            # session's check judges both, taking ours out first (no blame on a guess)
+            return Decision(ALLOW, "deferred")
+        return _revert(facts, event, change, own, decision)
     last = f"the last step is {facts.phase}" if facts.phase else "there is no tddgit step yet"
     return _revert(
         facts,
+        event,
         change,
         own,
         Decision(
@@ -177,12 +247,29 @@ def _judge(facts: Any, event: Event, change: tree.Change) -> Decision:
     )
 
 
-def _revert(facts: Any, change: tree.Change, own: Any, decision: Decision) -> Decision:
+def _revert(
+    facts: Any, event: Event, change: tree.Change, own: Any, decision: Decision
+) -> Decision:
     """Take the change out: back to the content the session's own pre-write hook saw when
     it has one (another session's change stays), else to the accepted content."""
     repo = facts.repo
-    target = own.content if own is not None else tree.blob_bytes(repo, change.before.blob)
+    target = tree.blob_bytes(repo, change.before.blob)
+    if own is not None and own.accepted != "" and own.accepted != change.before.blob:
+        # the accepted state moved since our pre-write hook (another session's change was
+        # kept): keep it, and the unjudged changes our hook saw besides
+        then = tree.blob_bytes(repo, own.accepted)
+        if target is not None and then is not None and own.content is not None:
+            target = tree.merge(target, then, own.content) or target
+    elif own is not None:
+        target = own.content
     judged = tree.blob_bytes(repo, change.blob)
+    pending = _pending_elsewhere(repo, event.session, change.path)
+    if pending and judged is not None and target is not None:
+        # other sessions' changes that landed on ours stay: take out our change alone
+        mine = judged
+        for pre, post in pending:
+            mine = tree.merge(mine, post, pre) or mine
+        target = tree.merge(judged, mine, target) or target
     how = tree.put_back(repo, change.path, target, judged)
     entry = tree.status(repo).get(change.path)
     if entry is not None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tddgit.guard.facts import Facts
-from tddgit.guard.model import Decision
+from tddgit.guard.model import ALLOW, Decision
 from tddgit.guard.rules import after_write, before_stop
 from tddgit.guard.snapshots import Snapshot
 from tddgit.model import OK_OUTCOMES, LineCoverage, RunResult, TestResult
@@ -174,23 +174,63 @@ def _untested(rel: str, old: bytes | None, new: bytes, cov: LineCoverage) -> lis
     return added.unexecuted(cov)
 
 
-def check_stop(facts: Facts, stop_hook_active: bool) -> Decision:
+def check_stop(facts: Facts, session: str, stop_hook_active: bool = False) -> Decision:
     """Run the whole suite; tests that fail or are amber block the stop, unless they are an
-    open red's targets; the targets of a red judged but not committed ask for the commit."""
-    if stop_hook_active:
-        return before_stop(True, [], [])
+    open red's targets or already failed when the session started (``stops``); the targets
+    of a red judged but not committed ask for the commit. Blocked stops are counted: after
+    ``stops.MAX_BLOCKS`` in a row the stop goes through with a message for the person."""
+    from tddgit.guard import stops
+
     skip = frozenset(_open_red_targets(facts)) if facts.open_red else frozenset()
     result = run_tests(facts, ())
-    if result.coarse and result.exit_code != 0 and not skip:
-        return before_stop(False, [], [f"the test command failed (exit {result.exit_code})"])
     bad = broken(result, skip)
     pending = set(facts.index_red.target_ids) if facts.index_red is not None else set()
-    if facts.index_red is not None and not bad:
-        return before_stop(False, sorted(pending), [])
-    return before_stop(
-        False,
-        [describe(t) for t in bad if t.id in pending],
-        [describe(t) for t in bad if t.id not in pending],
+    if result.coarse and result.exit_code != 0 and not skip:
+        decision = before_stop(False, [], [f"the test command failed (exit {result.exit_code})"])
+    elif facts.index_red is not None and not bad:
+        decision = before_stop(False, sorted(pending), [])
+    else:
+        decision = before_stop(
+            False,
+            [describe(t) for t in bad if t.id in pending],
+            [describe(t) for t in bad if t.id not in pending],
+        )
+    state = stops.read_state(facts, session)
+    blocked = int(state.get("blocked", 0))
+    if decision.verdict == ALLOW:
+        if blocked:
+            stops.write_state(facts, session, {**state, "blocked": 0})
+        return decision
+    ids = [t.id for t in bad if t.id not in pending]
+    if (
+        decision.rule == "stop-with-failing-tests"
+        and ids
+        and not result.coarse
+        and (blocked or stop_hook_active)
+        and stops.failed_at_start(facts, session, ids)
+    ):
+        stops.write_state(facts, session, {**state, "blocked": 0})
+        return Decision(
+            ALLOW,
+            "stop-failed-before-session",
+            warning=f"the session ends with tests that already failed when it started: "
+            f"{'; '.join(ids[:5])}",
+        )
+    if blocked >= stops.MAX_BLOCKS:
+        stops.write_state(facts, session, {**state, "blocked": 0})
+        return Decision(
+            ALLOW,
+            "stop-limit-reached",
+            warning=f"the agent stopped after {blocked} blocked stops and left this "
+            f"unresolved — look at it before you go on: {decision.reason}",
+        )
+    stops.write_state(facts, session, {**state, "blocked": blocked + 1})
+    return Decision(
+        decision.verdict,
+        decision.rule,
+        f"{decision.reason} (blocked stop {blocked + 1} of {stops.MAX_BLOCKS})",
+        decision.warning,
+        decision.details,
     )
 
 

@@ -124,8 +124,10 @@ def decide(facts: Any, event: Event, *, dry_run: bool = False) -> Decision:
     assert event.kind == SESSION_START
     if not dry_run:
         from tddgit.guard.aftertool import check_tree
+        from tddgit.guard.stops import record_start
 
         check_tree(facts, event, baseline=True)
+        record_start(facts, event.session)
     return _session_start(facts)
 
 
@@ -140,7 +142,7 @@ def _stop(facts: Any, event: Event, dry_run: bool) -> Decision:
         tree = check_tree(facts, event)
         if tree.verdict == REVERT:
             return Decision(BLOCK, tree.rule, tree.reason, tree.warning, tree.details)
-    return check_stop(facts, event.stop_hook_active)
+    return check_stop(facts, event.session, event.stop_hook_active)
 
 
 def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
@@ -171,9 +173,10 @@ def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
         if decision.verdict != ALLOW:
             return decision
         if decision.rule == "refactor-candidate" and not dry_run:
+            from tddgit.guard.aftertool import accepted_blob
             from tddgit.guard.snapshots import take
 
-            take(facts.repo, event.session, rel)
+            take(facts.repo, event.session, rel, accepted_blob(facts, rel))
     return decision
 
 

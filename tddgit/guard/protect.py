@@ -80,7 +80,7 @@ def command_rule(command: str) -> Decision | None:
         if _git_skips_hooks(words):
             return _deny(
                 "hook-bypass",
-                f"`{' '.join(words)}` skips the git hooks that judge each commit. Commits go "
+                "this git command skips the git hooks that judge each commit. Commits go "
                 "through tddgit's hooks. Next step: make the commit pass them (red, green or "
                 "refactor with every test green), not around them",
             )

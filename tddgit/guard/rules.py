@@ -62,7 +62,31 @@ RULES: dict[str, Rule] = {
         ),
         # before a stop
         Rule("stop-ok", ALLOW, "no test outside an open red's targets fails or is amber"),
-        Rule("stop-loop-guard", ALLOW, "the agent already went on once after a blocked stop"),
+        Rule(
+            "stop-failed-before-session",
+            ALLOW,
+            "the tests that fail already failed on the tree the session started from (not "
+            "the agent's doing); from the second blocked stop on, with a message for the "
+            "person",
+        ),
+        Rule(
+            "stop-limit-reached",
+            ALLOW,
+            "the stop was blocked four times in a row: it goes through, with a final "
+            "message for the person naming what is left broken",
+        ),
+        Rule(
+            "guard-config-protected",
+            DENY,
+            "tddgit's configuration, the agent's hook configuration and the git hooks are "
+            "not the agent's to change: refused before, put back after any tool",
+        ),
+        Rule(
+            "hook-bypass",
+            DENY,
+            "a command that skips the git hooks (`--no-verify`, `-n`, core.hooksPath, "
+            "HUSKY=0 and the like) is refused",
+        ),
         Rule(
             "stop-with-failing-tests",
             BLOCK,
@@ -176,9 +200,8 @@ def before_stop(
     stop_hook_active: bool, uncommitted: Sequence[str], broken: Sequence[str]
 ) -> Decision:
     """May the agent stop? ``broken``: tests that fail or are amber and are no open red's
-    targets; ``uncommitted``: the targets of a red judged for the index but not committed."""
-    if stop_hook_active:
-        return decide("stop-loop-guard")
+    targets; ``uncommitted``: the targets of a red judged for the index but not committed.
+    ``stop_hook_active`` no longer lets a stop through (``checks.check_stop`` counts)."""
     if broken:
         return decide(
             "stop-with-failing-tests",

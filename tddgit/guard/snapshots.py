@@ -25,6 +25,9 @@ class Snapshot:
     path: str  # repo-relative
     content: bytes | None  # None: the file did not exist
     mode: int | None
+    # the blob the tree check had accepted for the path when the snapshot was taken ("":
+    # not known): a revert keeps what was accepted since (another session's kept change)
+    accepted: str | None = ""
 
 
 def session_dir(repo: Repo, session: str) -> Path:
@@ -39,7 +42,7 @@ def _base(repo: Repo, session: str, rel: str) -> Path:
     )
 
 
-def take(repo: Repo, session: str, rel: str) -> None:
+def take(repo: Repo, session: str, rel: str, accepted: str | None = "") -> None:
     """Record ``rel`` as it is now (written atomically: readers see all of it or none)."""
     target = repo.root / rel
     try:
@@ -49,7 +52,7 @@ def take(repo: Repo, session: str, rel: str) -> None:
         content, mode = None, None
     base = _base(repo, session, rel)
     base.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"path": rel, "exists": content is not None, "mode": mode}
+    meta = {"path": rel, "exists": content is not None, "mode": mode, "accepted": accepted}
     _atomic(base.with_suffix(".blob"), content or b"")
     _atomic(base.with_suffix(".json"), json.dumps(meta).encode())
 
@@ -65,7 +68,13 @@ def load(repo: Repo, session: str, rel: str) -> Snapshot | None:
         return None
     exists = bool(meta.get("exists"))
     mode = meta.get("mode")
-    return Snapshot(rel, data if exists else None, mode if isinstance(mode, int) else None)
+    accepted = meta.get("accepted", "")
+    return Snapshot(
+        rel,
+        data if exists else None,
+        mode if isinstance(mode, int) else None,
+        accepted if isinstance(accepted, str) or accepted is None else "",
+    )
 
 
 def staged(repo: Repo, rel: str) -> Snapshot:

@@ -148,6 +148,13 @@ def hash_files(repo: Repo, paths: list[str]) -> dict[str, str]:
     return dict(zip(paths, ids, strict=True))
 
 
+def hash_files_bytes(repo: Repo, data: bytes) -> str:
+    """The blob id of ``data``, written to the object store."""
+    return (
+        repo.run("hash-object", "-w", "--no-filters", "--stdin", input=data).stdout.decode().strip()
+    )
+
+
 @dataclass
 class Scan:
     """One look at the tree against the ledger."""
@@ -257,14 +264,14 @@ def put_back(repo: Repo, path: str, target: bytes | None, judged: bytes | None) 
     if now == judged or now is None or judged is None or target is None:
         restore(repo, Snapshot(path, target, None))
         return "put back"
-    merged = _merge(now, judged, target)
+    merged = merge(now, judged, target)
     if merged is None:
         return "left (it changed again since, and the change could not be taken out alone)"
     restore(repo, Snapshot(path, merged, None))
     return "taken out of the file (it changed again since)"
 
 
-def _merge(current: bytes, base: bytes, other: bytes) -> bytes | None:
+def merge(current: bytes, base: bytes, other: bytes) -> bytes | None:
     """``current`` with the change ``base`` -> ``other`` applied (three-way)."""
     import tempfile
 

@@ -139,8 +139,16 @@ def test_a_new_production_file_that_is_untested_is_removed_again(at) -> None:  #
     assert not (repo.root / "util.py").exists()
 
 
-def test_stop_with_a_failing_non_target_test_is_blocked_until_stop_hook_active(at) -> None:  # type: ignore[no-untyped-def]
+def test_stop_with_a_failing_test_the_session_brought_in_stays_blocked_up_to_a_bound(at) -> None:  # type: ignore[no-untyped-def]
     repo = at("green")
+    start = {
+        "session_id": SESSION,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo.root),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    reply(fire(repo, "claude-code", start))
     repo.write(
         "tests/test_more.py", "import calc\n\ndef test_mul():\n    assert calc.add(2, 2) == 5\n"
     )
@@ -148,8 +156,33 @@ def test_stop_with_a_failing_non_target_test_is_blocked_until_stop_hook_active(a
     assert out["decision"] == "block"
     assert "[stop-with-failing-tests]" in out["reason"]
     assert "tests/test_more.py::test_mul (failed, assertion)" in out["reason"]
-    again = fire(repo, "claude-code", stop(repo, active=True))
-    assert (again.returncode, again.stdout) == (0, "")
+    # the loop guard no longer lets it through: the failing test is the session's doing
+    for n in range(2, 5):
+        out = reply(fire(repo, "claude-code", stop(repo, active=True)))
+        assert out["decision"] == "block", out
+        assert f"blocked stop {n} of 4" in out["reason"]
+    last = reply(fire(repo, "claude-code", stop(repo, active=True)))
+    assert "decision" not in last
+    assert "blocked stops" in last["systemMessage"] and "test_mul" in last["systemMessage"]
+
+
+def test_a_second_stop_is_allowed_when_the_same_tests_failed_at_session_start(at) -> None:  # type: ignore[no-untyped-def]
+    repo = at("green")
+    repo.write(
+        "tests/test_more.py", "import calc\n\ndef test_mul():\n    assert calc.add(2, 2) == 5\n"
+    )
+    start = {
+        "session_id": SESSION,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo.root),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    reply(fire(repo, "claude-code", start))
+    assert reply(fire(repo, "claude-code", stop(repo)))["decision"] == "block"
+    again = reply(fire(repo, "claude-code", stop(repo, active=True)))
+    assert "decision" not in again
+    assert "already failed when it started" in again["systemMessage"]
 
 
 def test_stop_during_an_open_red_ignores_its_failing_targets(at) -> None:  # type: ignore[no-untyped-def]
