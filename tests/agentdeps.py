@@ -108,11 +108,18 @@ def agent_bin(agent: str) -> Path:
     return bin_dir() / BINARIES[agent]
 
 
-if __name__ == "__main__":
+def main() -> int:
+    """``make agents``: install them; without npm or its registry, say so and go on --
+    except under CI, where it is an error (exit 1)."""
     try:
         print(f"claude, gemini and codex for the tests: {bin_dir()}")
     except Unavailable as exc:
         if in_ci():
-            print(f"tests.agentdeps: {exc}", file=sys.stderr)
-            raise SystemExit(1) from exc
+            print(f"tests.agentdeps: {exc} (required under CI)", file=sys.stderr)
+            return 1
         print(f"tests.agentdeps: {exc}; the real-agent tests will be skipped", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
