@@ -1,9 +1,10 @@
 """Two sessions of one agent on one file: one's kept refactor survives the other's
 revert, and only the session whose change broke a test is told.
 
-Session B starts first (its accepted state is the tree before A's change), waits until A's
-change is kept, then breaks ``sub`` through its shell (a change the guard sees only by
-comparing the tree with what it accepted for B); the guard must undo B's change alone,
+Session B starts first (its accepted state is the tree before A's change); in one shell
+call it waits until A's change is kept, then breaks ``sub`` (a change the guard sees only
+by comparing the tree with what it accepted for B, A's change included); the guard must
+undo B's change alone,
 not put the whole file back to B's state (which would wipe A's change). A stops only
 after B's change was judged, so A's stop is never blocked by B's doing."""
 
@@ -30,7 +31,7 @@ BREAK_SUB = (
 
 
 def _wait(marker: Path) -> str:
-    return f"for i in $(seq 400); do [ -f {marker} ] && exit 0; sleep 0.25; done; exit 1"
+    return f"for i in $(seq 400); do [ -f {marker} ] && break; sleep 0.25; done; [ -f {marker} ]"
 
 
 def green_project(root: Path, agent: str) -> GitRepo:
@@ -49,9 +50,9 @@ def green_project(root: Path, agent: str) -> GitRepo:
 def test_two_sessions_on_one_file(agents: Path, tmp_path: Path) -> None:
     repo = green_project(tmp_path / "project", AGENT)
     kept, judged = tmp_path / "a-kept", tmp_path / "b-judged"
+    # One tool call of B's spans A's kept change: B's accepted state predates it.
     script_b = [
-        Shell(_wait(kept)),
-        Shell(BREAK_SUB),
+        Shell(f"{_wait(kept)} && {BREAK_SUB}"),
         Shell(f"touch {judged}"),
         Finish("b done"),
     ]
