@@ -15,11 +15,17 @@ times interleaved over several runs:
   write is kept), each run after an untimed pre-write so a snapshot exists,
 - ``python -m pytest -q`` on the affected test file alone (the same interpreter).
 
+Then the tree check after every tool (issue 26), on a repository of ``--files`` (10k)
+tracked files, the session's start accepted first:
+
+- ``PostToolUse`` for a ``Bash`` call that changed nothing,
+- ``PostToolUse`` for a ``Bash`` call that changed one file (a note: accepted, no tests run).
+
 Prints medians, minimum and maximum (the spread shows how noisy the machine was) and the
 load average before and after. Targets: pre-write median <= 100 ms; post-write <= 1.5x the
-affected tests alone.
+affected tests alone; tree check <= 50 ms with nothing changed, <= 100 ms with one file.
 
-    python bench/guard_latency.py [--commits 10000] [--runs 15] [--tests 40]
+    python bench/guard_latency.py [--commits 10000] [--runs 15] [--tests 40] [--files 10000]
 """
 
 from __future__ import annotations
@@ -125,6 +131,76 @@ def timed(argv: list[str], cwd: Path, stdin: bytes = b"") -> tuple[float, float,
     return elapsed, cpu, proc.stdout
 
 
+def prepare_tree(files: int) -> Path:
+    """A repository of ``files`` tracked files (100 per directory), one commit, a green step."""
+    work = CACHE / f"guard-tree-{files}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    _git(work, "init", "-q")
+    for i in range(files):
+        d = work / "pkg" / f"d{i // 100:03d}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"m{i % 100:02d}.py").write_text(f"VALUE = {i}\n")
+    (work / "notes.md").write_text("notes\n")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "bulk\n\nGSD-Phase: green")
+    _git(work, "status", "-s")  # the index's stat cache filled, as in a work tree in use
+    return work
+
+
+def bash_payload(work: Path, event: str, command: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench-tree",
+            "transcript_path": str(work / ".transcript"),
+            "cwd": str(work),
+            "hook_event_name": event,
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+        }
+    ).encode()
+
+
+def tree_bench(files: int, runs: int) -> None:
+    work = prepare_tree(files)
+    hook = [str(BIN / "tddgit"), "agent", "hook", "claude-code"]
+    start = json.dumps(
+        {"session_id": "bench-tree", "cwd": str(work), "hook_event_name": "SessionStart"}
+    ).encode()
+    timed(hook, work, start)
+    same = bash_payload(work, "PostToolUse", "ls")
+    one = bash_payload(work, "PostToolUse", "echo x >> notes.md")
+    names = ("tree check, nothing changed", "tree check, one file changed")
+    wall: dict[str, list[float]] = {k: [] for k in names}
+    cpu: dict[str, list[float]] = {k: [] for k in names}
+    load_before = os.getloadavg()
+    for i in range(runs + 1):
+        t_same = timed(hook, work, same)
+        with (work / "notes.md").open("a") as fh:
+            fh.write(f"line {i}\n")
+        t_one = timed(hook, work, one)
+        if t_same[2] or t_one[2]:
+            sys.exit(f"the tree check said something: {t_same[2]!r} {t_one[2]!r}")
+        if i:
+            for name, t in zip(names, (t_same, t_one), strict=True):
+                wall[name].append(t[0])
+                cpu[name].append(t[1])
+    tracked = len(_git(work, "ls-files", "-z").split("\0")) - 1
+    print(
+        f"tree check on {tracked} tracked files, {runs} runs; load average before "
+        f"{load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)"
+    )
+    for name, target in zip(names, (0.050, 0.100), strict=True):
+        med = statistics.median(wall[name])
+        verdict = "meets" if med <= target else "MISSES"
+        print(
+            f"{name:<38} median {med * 1000:7.1f}ms min {min(wall[name]) * 1000:7.1f}ms "
+            f"max {max(wall[name]) * 1000:7.1f}ms CPU {statistics.median(cpu[name]) * 1000:6.1f}ms "
+            f"{verdict} the target <= {target * 1000:.0f} ms"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=10_000)
@@ -132,7 +208,13 @@ def main() -> None:
     parser.add_argument(
         "--tests", type=int, default=40, help="test functions in the affected test file"
     )
+    parser.add_argument("--files", type=int, default=10_000, help="tracked files (tree check)")
+    parser.add_argument("--tree-only", action="store_true", help="only the tree check")
     args = parser.parse_args()
+    CACHE.mkdir(exist_ok=True)
+    if args.tree_only:
+        tree_bench(args.files, args.runs)
+        return
     CACHE.mkdir(exist_ok=True)
     work = prepare(args.commits, args.tests)
     load_before = os.getloadavg()
@@ -199,6 +281,7 @@ def main() -> None:
         f"post-write / affected tests alone {ratio:.2f}x wall "
         f"({med_cpu[post] / med_cpu[alone]:.2f}x CPU) {verdict} the target <= 1.5x"
     )
+    tree_bench(args.files, args.runs)
 
 
 if __name__ == "__main__":

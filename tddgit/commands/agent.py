@@ -75,12 +75,46 @@ def install(ctx: click.Context, name: str, scope: str) -> int:
     """
     from tddgit.guard import install as inst
     from tddgit.guard.adapters import adapter
+    from tddgit.guard.trust import trust_problems
 
     path, record = _record(ctx, name, scope)
     done = inst.install(adapter(name), path, record)
     click.echo(f"tddgit: the {name} guard is installed in {path} ({', '.join(done)})")
-    click.echo(f"        see docs/agents/{name}.md; test it with `tddgit agent check {name}`")
+    root = path.parent.parent
+    for problem in trust_problems(name, scope, root):
+        click.echo(f"tddgit: to do: {problem}")
+    click.echo(f"        see docs/agents/{name}.md; confirm with `tddgit agent doctor {name}`")
     return 0
+
+
+@agent.command("doctor")
+@click.argument("name", metavar="AGENT", type=AGENT)
+@_scope_option
+@click.pass_context
+def doctor(ctx: click.Context, name: str, scope: str) -> int:
+    """Verify that AGENT really loads the guard's hooks, and say how to fix what does not.
+
+    Checks the installed configuration (every event, its matcher), that `tddgit` is on
+    PATH, and the agent's trust rules (Gemini CLI folder trust, Codex project and hook
+    trust, Claude Code's trust dialog), read from the agent's own files. Exit 1 when
+    something needs doing.
+
+    \b
+    Examples:
+      tddgit agent doctor claude-code
+      tddgit agent doctor codex --user
+    """
+    from tddgit.guard.adapters import adapter
+    from tddgit.guard.trust import doctor as run_doctor
+
+    path, _record_path = _record(ctx, name, scope)
+    good, bad = run_doctor(adapter(name), scope, path.parent.parent, path)
+    for line in good:
+        click.echo(f"ok: {line}")
+    for line in bad:
+        click.echo(f"to do: {line}")
+    click.echo(f"tddgit: the {name} guard " + ("needs the above" if bad else "is active"))
+    return 1 if bad else 0
 
 
 @agent.command("uninstall")

@@ -29,8 +29,6 @@ from typing import Any
 
 from tddgit.guard import tree
 from tddgit.guard.model import ALLOW, REVERT, Decision, Event
-from tddgit.guard.protect import NEXT_ASK, protected, tddgit_table
-from tddgit.guard.rules import NEXT_RED
 
 IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that failed
 
@@ -38,8 +36,6 @@ IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that f
 def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
     """Judge every change since the accepted state; ``baseline``: accept the tree as it is
     (a session starts: the person's own uncommitted work is not the agent's)."""
-    from tddgit.guard import snapshots
-
     repo = facts.repo
     with tree.locked(repo):
         scan = tree.scan(repo, facts.head)
@@ -64,8 +60,11 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
                 keep.append(change.path)
         tree.accept(scan, keep)
         tree.save(repo, scan)
-    for path in own:
-        snapshots.drop(repo, event.session, path)
+    if own:
+        from tddgit.guard import snapshots
+
+        for path in own:
+            snapshots.drop(repo, event.session, path)
     if not decisions:
         return Decision(ALLOW, "kept" if scan.changes else "tree-unchanged")
     first = decisions[0]
@@ -168,6 +167,8 @@ def _in_flight_elsewhere(repo: Any, session: str, path: str) -> bool:
 def _judge(facts: Any, event: Event, change: tree.Change, elsewhere: bool = False) -> Decision:
     """One changed path: accepted (ALLOW) or put back (REVERT, with the reason)."""
     from tddgit.guard import snapshots
+    from tddgit.guard.protect import NEXT_ASK, protected, tddgit_table
+    from tddgit.guard.rules import NEXT_RED
 
     repo = facts.repo
     path = change.path

@@ -9,7 +9,6 @@ write outside an open red) and removed once the check has used it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -30,16 +29,19 @@ class Snapshot:
     accepted: str | None = ""
 
 
+def _sha(text: str) -> str:
+    import hashlib  # lazily: its import costs the tree check with nothing changed ~40 ms
+
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def session_dir(repo: Repo, session: str) -> Path:
-    key = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    key = _sha(session)[:24]
     return repo.tddgit_dir / "guard" / key
 
 
 def _base(repo: Repo, session: str, rel: str) -> Path:
-    return (
-        session_dir(repo, session)
-        / hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    )
+    return session_dir(repo, session) / _sha(rel)[:32]
 
 
 def take(repo: Repo, session: str, rel: str, accepted: str | None = "") -> None:

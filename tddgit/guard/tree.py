@@ -16,40 +16,35 @@ puts back; they are unreachable objects that ``git gc`` prunes in time.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tddgit.git import Repo
 
 ZERO = "0" * 40
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One path that differs from HEAD, as ``git status`` sees it now."""
 
     path: str
-    index: str | None  # the index's blob id (None: not in the index)
+    index_blob: str | None  # the index's blob id (None: not in the index)
     index_mode: str
     deleted: bool  # absent from the work tree
 
 
-@dataclass(frozen=True)
-class Accepted:
+class Accepted(NamedTuple):
     blob: str | None  # None: the file was absent
-    index: str | None
+    index_blob: str | None
     index_mode: str
     stat: tuple[int, int, int] | None  # size, mtime_ns, inode when accepted
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A path whose content is not what the guard accepted."""
 
     path: str
@@ -59,7 +54,9 @@ class Change:
 
 
 def ledger_path(repo: Repo) -> Path:
-    key = hashlib.sha256(str(repo.root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    import zlib  # built in: hashlib's import alone costs this hot path milliseconds
+
+    key = f"{zlib.crc32(str(repo.root).encode('utf-8', 'surrogateescape')):08x}"
     return repo.tddgit_dir / "guard" / f"tree-{key}.json"
 
 
@@ -155,8 +152,7 @@ def hash_files_bytes(repo: Repo, data: bytes) -> str:
     )
 
 
-@dataclass
-class Scan:
+class Scan(NamedTuple):
     """One look at the tree against the ledger."""
 
     data: dict[str, Any]
@@ -214,7 +210,7 @@ def accept(scan_: Scan, paths: list[str] | None = None) -> None:
         if paths is not None and path not in paths:
             continue
         entry = scan_.entries[path]
-        ledger[path] = [blob, entry.index, entry.index_mode, list(st) if st else None]
+        ledger[path] = [blob, entry.index_blob, entry.index_mode, list(st) if st else None]
 
 
 def save(repo: Repo, scan_: Scan) -> None:
@@ -288,12 +284,16 @@ def merge(current: bytes, base: bytes, other: bytes) -> bytes | None:
 def restore_index(repo: Repo, path: str, before: Accepted, entry: Entry) -> None:
     """Put the path's index entry back when the change staged it too (``git checkout
     other -- path``, ``git stash pop``, ``git add``)."""
-    if entry.index == before.index:
+    if entry.index_blob == before.index_blob:
         return
-    if before.index is None:
+    if before.index_blob is None:
         repo.run("update-index", "--force-remove", "--", path, check=False)
     else:
         mode = before.index_mode if before.index_mode != "000000" else "100644"
         repo.run(
-            "update-index", "--add", "--cacheinfo", f"{mode},{before.index},{path}", check=False
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            f"{mode},{before.index_blob},{path}",
+            check=False,
         )

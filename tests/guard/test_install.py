@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +153,32 @@ def test_a_configuration_that_is_not_json_is_refused_and_left_alone(project: Git
     assert proc.returncode == 2
     assert "is not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert path.read_text() == "{ not json"
+
+
+def test_gemini_install_says_the_folder_must_be_trusted_and_doctor_agrees(
+    project: GitRepo,
+) -> None:
+    proc = project.tddgit("agent", "install", "gemini", check=True)
+    assert "to do:" in proc.stdout and "TRUST_FOLDER" in proc.stdout
+    doctor = project.tddgit("agent", "doctor", "gemini")
+    assert doctor.returncode == 1 and "trust" in doctor.stdout
+    folders = Path.home() / ".gemini" / "trustedFolders.json"
+    folders.parent.mkdir(exist_ok=True)
+    folders.write_text(json.dumps({str(project.root): "TRUST_FOLDER"}))
+    env_path = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+    doctor = project.tddgit("agent", "doctor", "gemini", env={"PATH": env_path})
+    assert doctor.returncode == 0, doctor.stdout
+    assert "is active" in doctor.stdout
+    folders.unlink()
+
+
+def test_doctor_finds_a_matcher_that_misses_the_shell_tool(project: GitRepo) -> None:
+    project.tddgit("agent", "install", "codex", check=True)
+    path = project.root / ".codex/hooks.json"
+    data = json.loads(path.read_text())
+    data["hooks"]["PreToolUse"][0]["matcher"] = "^apply_patch$"  # an older install
+    path.write_text(json.dumps(data))
+    doctor = project.tddgit("agent", "doctor", "codex")
+    assert doctor.returncode == 1
+    assert "hooks.PreToolUse matches '^apply_patch$'" in doctor.stdout
+    assert "/hooks" in doctor.stdout  # Codex's hook trust, said every time
