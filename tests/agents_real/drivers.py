@@ -28,8 +28,9 @@ FAKES: dict[str, type[FakeModel]] = {
     "gemini": GeminiFake,
     "codex": ResponsesFake,
 }
-# One session's bound: a few tool calls, each hook a pytest run of a tiny project.
-SESSION_TIMEOUT = 240
+# One session's bound: a dozen tool calls, each hook a pytest run of a tiny project, on a
+# machine that may be loaded (a route session took 4 minutes at a load of 20 on 2 cores).
+SESSION_TIMEOUT = 480
 MAX_TURNS = 20
 BIN = str(Path(sys.executable).parent)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,13 @@ class ResponsesFake(FakeModel):
         if not route.endswith("/responses"):
             raise LookupError(f"no route {method} {path}")
         tools = body.get("tools") or []
+        running = _still_running(body)
+        if tools and running is not None:
+            # The command outlived exec_command's yield (Codex caps it at 30 s): wait for
+            # it with write_stdin, as a model does, before the script moves on.
+            args = {"session_id": running, "chars": "", "yield_time_ms": 30000}
+            items = [_call("write_stdin", f"call_{next(_ids):04d}", json.dumps(args))]
+            return Reply(events=sse(_stream(items)))
         action = self.action(_results(body)) if tools else Finish("ok")
         items = [_item(action, self.root, tools)]
         return Reply(events=sse(_stream(items)))
@@ -43,8 +51,19 @@ class ResponsesFake(FakeModel):
 
 
 def _results(body: dict[str, Any]) -> int:
-    items = body.get("input") or []
-    return sum(1 for i in items if isinstance(i, dict) and i.get("type") in _OUTPUTS)
+    """Tool results of the script's steps (a write_stdin poll is not a step)."""
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    polls = {i.get("call_id") for i in items if i.get("name") == "write_stdin"}
+    return sum(1 for i in items if i.get("type") in _OUTPUTS and i.get("call_id") not in polls)
+
+
+def _still_running(body: dict[str, Any]) -> int | None:
+    """The session id when the last tool result says its command is still running."""
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    if not items or items[-1].get("type") not in _OUTPUTS:
+        return None
+    found = re.search(r"Process running with session ID (\d+)", str(items[-1].get("output")))
+    return int(found.group(1)) if found else None
 
 
 def _item(action: Any, root: Path, tools: list[dict[str, Any]]) -> dict[str, Any]:
