@@ -122,6 +122,28 @@ def config_problems(mod: ModuleType, path: Path) -> list[str]:
     return out
 
 
+def _version(cli: str) -> str:
+    """The agent's own ``--version`` line: information only, so a CLI that is slow to start
+    (a cold cache, a busy machine) or broken is said, never an error of the check."""
+    import subprocess
+
+    wait = float(os.environ.get("TDDGIT_AGENT_VERSION_TIMEOUT", "30"))
+    try:
+        proc = subprocess.run(
+            [cli, "--version"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=wait,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+    except subprocess.TimeoutExpired:
+        return f"{cli} is on PATH (`{cli} --version` gave no answer within {wait:g} s)"
+    except OSError as exc:
+        return f"{cli} is on PATH (`{cli} --version` could not run: {exc.strerror})"
+    return f"{cli} {proc.stdout.strip() or proc.stderr.strip()[:60]}"
+
+
 def doctor(mod: ModuleType, scope: str, root: Path, path: Path) -> tuple[list[str], list[str]]:
     """(what is fine, what is wrong with its fix)."""
     good: list[str] = []
@@ -134,17 +156,7 @@ def doctor(mod: ModuleType, scope: str, root: Path, path: Path) -> tuple[list[st
         good.append(f"tddgit on PATH: {shutil.which('tddgit')}")
     cli = CLI.get(mod.NAME)
     if cli and shutil.which(cli):
-        import subprocess
-
-        proc = subprocess.run(
-            [cli, "--version"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-            env={**os.environ, "NO_COLOR": "1"},
-        )
-        good.append(f"{cli} {proc.stdout.strip() or proc.stderr.strip()[:60]}")
+        good.append(_version(cli))
     elif cli:
         good.append(f"{cli} is not on PATH here: its configuration files were read instead")
     bad.extend(trust_problems(mod.NAME, scope, root))

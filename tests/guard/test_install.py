@@ -172,6 +172,22 @@ def test_gemini_install_says_the_folder_must_be_trusted_and_doctor_agrees(
     folders.unlink()
 
 
+def test_doctor_says_an_agent_cli_slow_to_answer_instead_of_failing(
+    project: GitRepo, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    slow = bin_dir / "gemini"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    project.tddgit("agent", "install", "gemini", "--user", check=True)
+    path = os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"]])
+    env = {"PATH": path, "TDDGIT_AGENT_VERSION_TIMEOUT": "0.5"}
+    doctor = project.tddgit("agent", "doctor", "gemini", "--user", env=env)
+    assert doctor.returncode != 3, doctor.stderr
+    assert "gave no answer within 0.5 s" in doctor.stdout, doctor.stdout + doctor.stderr
+
+
 def test_doctor_finds_a_matcher_that_misses_the_shell_tool(project: GitRepo) -> None:
     project.tddgit("agent", "install", "codex", check=True)
     path = project.root / ".codex/hooks.json"
