@@ -42,18 +42,24 @@ for i in range(40):
     cache_put(repo, make(tree=sys.argv[2], started=float(sys.argv[4]) * 1000 + i))
 """
 
+# Reads until the writers are done (the test then creates the stop file), and once more:
+# a reader bounded by a few seconds of wall time never overlapped the writers at a load of 20.
 CACHE_READER = """\
-import sys, time
+import os, sys, time
 from tddgit.git import find_repo
 from tddgit.evidence import cache_get
 repo = find_repo(sys.argv[1])
 seen = 0
-deadline = time.time() + float(sys.argv[3])
-while time.time() < deadline:
+deadline = time.time() + 120
+def read():
+    global seen
     ev = cache_get(repo, sys.argv[2], "red")
     if ev is not None:
         assert ev.tree == sys.argv[2] and ev.targets, ev
         seen += 1
+while not os.path.exists(sys.argv[3]) and time.time() < deadline:
+    read()
+read()
 print(seen)
 """
 
@@ -101,8 +107,10 @@ def test_cache_writers_and_readers_at_once_see_only_whole_records(repo: GitRepo)
     tree = repo.git("rev-parse", "HEAD^{tree}").strip()
     go = str(time.time() + 1.0)
     writers = [_py(CACHE_WRITER, str(repo.root), tree, go, str(i), cwd=repo.root) for i in range(4)]
-    readers = [_py(CACHE_READER, str(repo.root), tree, "3", cwd=repo.root) for _ in range(2)]
+    stop = repo.root.parent / "writers-done"
+    readers = [_py(CACHE_READER, str(repo.root), tree, str(stop), cwd=repo.root) for _ in range(2)]
     _finish(writers)
+    stop.touch()
     seen = [int(o) for o in _finish(readers)]
     assert sum(seen) > 0, "the readers never saw the evidence: the test proves nothing"
     assert_records_whole(repo)

@@ -37,18 +37,21 @@ def test_forks_a_stubborn_child():
 
 # Runs with `-s` (see _hanging_repo), so fd 1 is the pipe tddgit drains; progress every
 # 64 MiB, until the timeout.
+# Floods 576 MiB, then hangs until the timeout: the volume does not depend on how fast a
+# busy machine runs it (a flood bounded by the timeout alone printed 0 bytes at a load of 20).
 FLOOD = """\
-import os
+import os, time
 
 def test_floods_the_output():
     chunk = b"x" * (1 << 20)
     written = 0
-    while True:
+    while written < (576 << 20):
         os.write(1, chunk)
         written += len(chunk)
         if written % (64 << 20) == 0:
             with open(os.environ["FLOOD_LOG"], "w") as fh:
                 fh.write(str(written))
+    time.sleep(3600)
 """
 
 
@@ -116,7 +119,7 @@ def test_a_hanging_suite_ends_amber_at_the_timeout(
 
 
 def test_a_flooding_suite_costs_bounded_memory(repo: GitRepo, tmp_path: Path) -> None:
-    _hanging_repo(repo, FLOOD, timeout=5)  # ~1.5 GiB of output here
+    _hanging_repo(repo, FLOOD, timeout=30)  # 576 MiB of output, then a hang
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     log = tmp_path / "flood.log"
