@@ -93,8 +93,10 @@ def test_a_revert_keeps_the_other_sessions_change(agents: Path, tmp_path: Path) 
     assert not any("tddgit [" in text and _reverted(text) for text in told_a), report
 
 
+# Not strict: the race depends on when each agent's hook fires, and CI must not turn red the
+# day the timing lets it pass; the defect stays open in issue 26.
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,
     reason="issue 26 item 2, open: the tree ledger is shared by the sessions, so a change on "
     "disk is judged with whichever session's check runs first; a session's tool call still "
     "in flight is not known (A is told its write was undone for B's test_sub)",
