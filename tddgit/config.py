@@ -130,6 +130,7 @@ SCOPES = ("targets", "changed", "all")
 ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
 LLM_PROVIDERS = ("anthropic", "replay")
+LLM_SANDBOXES = ("bwrap", "off")
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,20 @@ KEYS: tuple[KeySpec, ...] = (
         "a holding green with added lines no test runs goes back to the model once",
     ),
     KeySpec("llm.replay", "str?", None, "replay provider: the transcript or script to answer from"),
+    KeySpec(
+        "llm.sandbox",
+        "str",
+        "bwrap",
+        "where the model's tests run: bwrap (a jail: no network, no home, no secrets) or "
+        "off (unsafe: with your rights, files and network)",
+        LLM_SANDBOXES,
+    ),
+    KeySpec(
+        "llm.sandbox_env",
+        "globs",
+        (),
+        "extra environment variables the jailed tests see (never one named like a secret)",
+    ),
     KeySpec(
         "llm.secret_globs",
         "globs",

@@ -10,6 +10,7 @@ it decides what to keep (``run``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -231,6 +232,8 @@ def _run_tools(
             outcome = tools.ToolOutcome("error: not run: finish came first in this reply", True)
         else:
             outcome = tools.call(bench, name, use.get("input"))
+            # whatever a tool returns leaves scrubbed: a test may print what it read
+            outcome = dataclasses.replace(outcome, text=bench.sandbox.scrub(outcome.text))
             judgement = outcome.judgement or judgement
             if outcome.run is not None:
                 runs.append(outcome.run)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tddgit.agent.census import Census
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
@@ -24,6 +25,7 @@ from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
 from tddgit.agent.prompt import check_sendable, first_message, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
+from tddgit.agent.secrets import secret_values
 from tddgit.agent.settings import Settings
 from tddgit.agent.start import Start, green_message, preflight, refactor_message
 from tddgit.agent.tools import Bench
@@ -33,6 +35,7 @@ from tddgit.config import Config
 from tddgit.errors import UsageError
 from tddgit.evidence import Evidence
 from tddgit.git import Repo
+from tddgit.jail import INSTALL, Jail, jailed, unavailable
 from tddgit.paths import Classifier, Kind
 from tddgit.spec import Spec
 
@@ -121,6 +124,7 @@ def run_phase(
             f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",
             "use a model of the price table, or set no cost limit",
         )
+    jail = make_jail(repo, settings)  # no jail: refused before anything is asked
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
     start = Start() if phase.name == "red" else preflight(repo, phase.name)
@@ -133,11 +137,12 @@ def run_phase(
         secret_globs=settings.secret_globs,
         max_file_bytes=settings.max_file_bytes,
     )
+    sandbox.secret_values = secret_values(repo.root, settings.secret_globs, os.environ)
     context = read_context(sandbox, options.context, options.cwd or Path.cwd())
     sandbox.context = frozenset(rel for rel, _ in context)
     provider = make_provider(settings)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
-    bench = Bench(repo, config, phase, sandbox, workspace, start.targets)
+    bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
     conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
     intro = ""
     if phase.name == "green":
@@ -146,7 +151,7 @@ def run_phase(
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
     first = first_message(options.spec, context, intro)
-    conversation.messages.append({"role": "user", "content": first})
+    conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(
         "start",
@@ -163,7 +168,8 @@ def run_phase(
     started = time.monotonic()
     end: LoopEnd | None = None
     try:
-        end = run_loop(bench, provider, settings, conversation, transcript, progress)
+        with jailed(jail):
+            end = run_loop(bench, provider, settings, conversation, transcript, progress)
     except BaseException as exc:
         transcript.record("error", error=f"{type(exc).__name__}: {exc}")
         raise
@@ -181,6 +187,8 @@ def run_phase(
             restored=end is None or end.status != HOLDS,
             kept_best=bool(options.keep_best and end and end.status != HOLDS and end.best),
             files=workspace.touched,
+            written_by_tests=workspace.written_by_tests,
+            not_restorable=sorted(bench.census.unknown) if bench.census else [],
         )
         transcript.close()
     assert end is not None
@@ -198,6 +206,18 @@ def run_phase(
         files=tuple(workspace.touched),
         coverage=coverage,
     )
+
+
+def make_jail(repo: Repo, settings: Settings) -> Jail | None:
+    """The jail the model's tests run in; none only when ``llm.sandbox`` is ``off``."""
+    if settings.sandbox == "off":
+        return None
+    why = unavailable()
+    if why is not None:
+        raise UsageError(
+            why, f'{INSTALL}, or set llm.sandbox = "off" (unsafe: the tests run with your rights)'
+        )
+    return Jail(writable=(repo.root,), pass_env=settings.sandbox_env)
 
 
 def refuse_if_staged(repo: Repo, phase: str) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tddgit.agent.census import Census
 from tddgit.agent.finish import Judgement, judge
 from tddgit.agent.phases import Phase
 from tddgit.agent.sandbox import Denied, Sandbox, redact
@@ -40,6 +42,11 @@ class Bench:
     sandbox: Sandbox
     workspace: Workspace
     targets: tuple[str, ...] = ()  # the open red's tests (green): run_tests reports these
+    census: Census | None = None  # what the tests write is handed to the workspace
+
+    def running(self) -> AbstractContextManager[None]:
+        """Around every test run the model triggers (run_tests, finish)."""
+        return self.census.around_run() if self.census is not None else nullcontext()
 
 
 @dataclass(frozen=True)
@@ -170,7 +177,8 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         classifier = bench.sandbox.classifier
         wanted = tuple(r for r in bench.workspace.touched if classifier.kind(r) is Kind.TEST)
         wanted = tuple(r for r in wanted if (bench.sandbox.root / r).is_file())
-    result = run_work_tree(bench.repo, bench.config, wanted)
+    with bench.running():
+        result = run_work_tree(bench.repo, bench.config, wanted)
     shown = list(result.tests)
     if bench.targets and not args.get("tests"):
         # the whole suite ran: the targets' lights, and any other test that does not pass
@@ -203,7 +211,8 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 
 
 def _finish(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    judgement = judge(bench, args["summary"])
+    with bench.running():
+        judgement = judge(bench, args["summary"])
     return ToolOutcome(judgement.feedback, not judgement.holds, judgement)
 
 
