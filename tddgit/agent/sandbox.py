@@ -43,7 +43,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an OpenAI-style key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{32,}")),
     (
         "a URL with a password",
-        re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"<>]+:[^\s@/'\"<>]+@(?=[^\s/'\"<>])"),
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"<>]*:[^\s@/'\"<>]+@(?=[^\s/'\"<>])"),
     ),
     (
         "a quoted key with a secret value",
