@@ -125,6 +125,7 @@ def run_loop(
             if held is not None:  # the model keeps the lines: the holding version stands
                 return _keep_held(bench, held, turn, usage, transcript)
             if phase.may_end_unchanged and not bench.workspace.changed():
+                progress(f"turn {turn}: nothing to {phase.name} · {_tokens(usage)}")
                 return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
             nudge = _cut_off(settings) if reply.stop_reason == "max_tokens" else NUDGE
             conversation.messages.append({"role": "user", "content": nudge})

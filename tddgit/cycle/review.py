@@ -61,6 +61,8 @@ def review_lines(repo: Repo, branch: str, base: str, run: CycleRun, cwd: Path) -
     lines.append(f"  tokens: {tokens_in} in / {tokens_out} out, {price}")
     for step in run.steps:
         state = "held" if step.holds else "refused"
+        if step.nothing_to_do:
+            state = f"nothing to {step.name}"
         lines.append(f"  {step.name}: {state}")
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
