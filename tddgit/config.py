@@ -138,7 +138,9 @@ class KeySpec:
     """One configuration key: its dotted path, type, default and meaning."""
 
     path: str
-    kind: str  # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
+    # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
+    # | "prices" (model id -> [input, output, cache read, cache write])
+    kind: str
     default: Any
     doc: str
     choices: tuple[str, ...] | None = None
@@ -234,6 +236,12 @@ KEYS: tuple[KeySpec, ...] = (
         "amount",
         0,
         "US dollars a run may cost by the price table before it stops (0: no limit)",
+    ),
+    KeySpec(
+        "llm.prices",
+        "prices",
+        {},
+        "your own prices, $ per million tokens: {model: [input, output, cache read, cache write]}",
     ),
     KeySpec(
         "llm.minimize",

@@ -22,6 +22,7 @@ from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
+from tddgit.agent.prices import configure as configure_prices
 from tddgit.agent.prompt import check_sendable, first_message, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
@@ -119,10 +120,13 @@ def run_phase(
         max_turns=options.max_turns,
         max_cost=options.max_cost,
     )
+    configure_prices(config.get("llm.prices") or {})
     if settings.max_cost and price_of(settings.model) is None:
         raise UsageError(
             f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",
-            "use a model of the price table, or set no cost limit",
+            f"set its price in the configuration: llm.prices: {{{settings.model}: "
+            "[input, output, cache read, cache write]}} in $ per million tokens "
+            "(or run without a cost limit)",
         )
     jail = make_jail(repo, settings)  # no jail: refused before anything is asked
     if options.spec is not None:
