@@ -222,7 +222,19 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("llm.model", "str", "claude-sonnet-4-6", "the model id sent to the provider"),
     KeySpec("llm.max_tokens", "int", 8192, "the most tokens one reply of the model may have"),
     KeySpec("llm.timeout", "number", 600, "seconds one request to the provider may take"),
-    KeySpec("llm.max_retries", "int", 2, "retries of a rate-limited or overloaded request"),
+    KeySpec(
+        "llm.max_retries",
+        "int",
+        6,
+        "retries of a rate-limited or overloaded request, each wait printed",
+    ),
+    KeySpec(
+        "llm.retry_wait",
+        "amount",
+        8,
+        "seconds before the first retry when the provider sends no retry-after (doubling, "
+        "up to a minute)",
+    ),
     KeySpec("llm.max_turns", "int", 20, "requests to the model before a run gives up"),
     KeySpec(
         "llm.stuck_after",

@@ -29,7 +29,7 @@ from tddgit.gates import Verdict
 from tddgit.model import RunResult
 
 # How the loop ended. HOLDS is a success, and NOTHING (a refactor ended unchanged).
-HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING = (
+HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING, NO_TOOL = (
     "holds",
     "stuck",
     "max-turns",
@@ -38,12 +38,17 @@ HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING = (
     "model-refused",
     "gate-fatal",
     "nothing-to-do",
+    "no-tool",
 )
 
 NUDGE = (
-    "Use the tools to do the step (there is no other way to change files), then call "
-    "finish. If you are done, call finish now."
+    "Nobody will answer: no person reads this conversation, so choose the most reasonable "
+    "reading and go on. Use the tools to do the step (there is no other way to change "
+    "files), then call finish. If you are done, call finish now."
 )
+# Replies in a row without a tool call a run allows (each answered with NUDGE); one more
+# ends it: a model waiting for an answer would otherwise spend every turn waiting.
+MAX_SILENT = 2
 
 
 @dataclass
@@ -79,6 +84,7 @@ def run_loop(
     specs = tools.api_specs()
     last_verdict: Verdict | None = None
     held: Held | None = None  # a holding green sent back once to remove unneeded lines
+    silent = 0  # replies in a row without a tool call
 
     def end(status: str, message: str, turns: int) -> LoopEnd:
         if held is not None:  # a holding green stays the result, whatever came after it
@@ -121,12 +127,20 @@ def run_loop(
             )
             return end(COST, message, turn)
         judgement, results, called, runs = _run_tools(bench, reply, transcript, turn)
+        silent = 0 if results else silent + 1
         if not results:
             if held is not None:  # the model keeps the lines: the holding version stands
                 return _keep_held(bench, held, turn, usage, transcript)
             if phase.may_end_unchanged and not bench.workspace.changed():
                 progress(f"turn {turn}: nothing to {phase.name} · {_tokens(usage)}")
                 return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
+            if silent > MAX_SILENT:
+                progress(f"turn {turn}: no tool · {_tokens(usage)}")
+                message = (
+                    f"the model replied {silent} times in a row without using a tool "
+                    f"(last: {_said(reply)})"
+                )
+                return end(NO_TOOL, message, turn)
             nudge = _cut_off(settings) if reply.stop_reason == "max_tokens" else NUDGE
             conversation.messages.append({"role": "user", "content": nudge})
         else:
@@ -278,6 +292,13 @@ def _valid_text(value: Any) -> Any:
     if isinstance(value, list):
         return [_valid_text(v) for v in value]
     return value
+
+
+def _said(reply: Reply) -> str:
+    """The reply's text in one short line, for the end message."""
+    said = " ".join(str(b.get("text", "")) for b in reply.content if b.get("type") == "text")
+    said = " ".join(said.split())
+    return repr(said[:120] + ("…" if len(said) > 120 else "")) if said else "no text"
 
 
 def _cut_off(settings: Settings) -> str:

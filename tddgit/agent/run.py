@@ -144,7 +144,7 @@ def run_phase(
     sandbox.secret_values = secret_values(repo.root, settings.secret_globs, os.environ)
     context = read_context(sandbox, options.context, options.cwd or Path.cwd())
     sandbox.context = frozenset(rel for rel, _ in context)
-    provider = make_provider(settings)  # no key: a usage error before anything is written
+    provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
     bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
     conversation = Conversation(system_prompt(phase, config.globs("test_globs")))

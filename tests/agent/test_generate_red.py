@@ -204,12 +204,14 @@ def test_overloaded_twice_then_answered(project: GitRepo, fake_api: FakeMessages
     fake_api.push(Status(529), Status(529), write_tests(), finish())
     code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
-    assert len(fake_api.requests) == 4  # the SDK retried the first request twice
+    assert len(fake_api.requests) == 4  # the first request retried twice
 
 
 def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
     project: GitRepo, fake_api: FakeMessagesAPI
 ) -> None:
+    project.write(".tddgit.yaml", "llm:\n  max_retries: 2\n")
+    project.commit("two retries", ".tddgit.yaml")
     before = snapshot_state(project)
     fake_api.push(write_tests(), Status(529), Status(529), Status(529))
     code, _, err = generate(project, "specs/sub.yaml")

@@ -86,6 +86,11 @@ def _start(
     script: list[dict[str, Any]] | None = None,
 ) -> tuple[subprocess.Popen[str], int, Path]:
     """`tddgit cycle` in a subprocess, until a gate runs the model's hanging test."""
+    # The test reports its pid through a file outside the repository, which the jail
+    # would hide (and its pid namespace would make the pid meaningless here): these tests
+    # are about signals, so the model's tests run unjailed.
+    project.write(".tddgit.yaml", "llm:\n  sandbox: 'off'\n")
+    project.commit("no sandbox: the test reports its pid", ".tddgit.yaml")
     pidfile = tmp_path / "pid"
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()

@@ -8,7 +8,7 @@ refusal (exit 1), and the caller restores the tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -109,7 +109,7 @@ class Provider(Protocol):
     def complete(self, request: Request) -> Reply: ...
 
 
-def make_provider(settings: Settings) -> Provider:
+def make_provider(settings: Settings, on_wait: Callable[[str], None] | None = None) -> Provider:
     """The configured provider (``llm.provider``), its module imported only now."""
     if settings.provider == "replay":
         from tddgit.agent.providers.replay import ReplayProvider
@@ -117,7 +117,7 @@ def make_provider(settings: Settings) -> Provider:
         return ReplayProvider(settings)
     from tddgit.agent.providers.anthropic import AnthropicProvider
 
-    return AnthropicProvider(settings)
+    return AnthropicProvider(settings, on_wait)
 
 
 __all__ = ["Provider", "Reply", "Request", "Usage", "make_provider"]
