@@ -131,6 +131,9 @@ ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
 LLM_PROVIDERS = ("anthropic", "replay")
 LLM_SANDBOXES = ("bwrap", "off")
+# One model-driven run's default cost limit, US dollars: a few times what a step usually
+# costs with caching, so a run going in circles stops before it gets expensive.
+DEFAULT_MAX_COST = 2.0
 
 
 @dataclass(frozen=True)
@@ -246,8 +249,8 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec(
         "llm.max_cost",
         "amount",
-        0,
-        "US dollars a run may cost by the price table before it stops (0: no limit)",
+        DEFAULT_MAX_COST,
+        "US dollars one run may cost by the price table before it stops (0: no limit)",
     ),
     KeySpec(
         "llm.prices",

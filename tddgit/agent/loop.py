@@ -132,10 +132,10 @@ def run_loop(
             if held is not None:  # the model keeps the lines: the holding version stands
                 return _keep_held(bench, held, turn, usage, transcript)
             if phase.may_end_unchanged and not bench.workspace.changed():
-                progress(f"turn {turn}: nothing to {phase.name} · {_tokens(usage)}")
+                progress(f"turn {turn}: nothing to {phase.name} · {_spent(usage, settings)}")
                 return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
             if silent > MAX_SILENT:
-                progress(f"turn {turn}: no tool · {_tokens(usage)}")
+                progress(f"turn {turn}: no tool · {_spent(usage, settings)}")
                 message = (
                     f"the model replied {silent} times in a row without using a tool "
                     f"(last: {_said(reply)})"
@@ -145,7 +145,9 @@ def run_loop(
             conversation.messages.append({"role": "user", "content": nudge})
         else:
             conversation.messages.append({"role": "user", "content": results})
-        progress(f"turn {turn}: {called or reply.stop_reason or 'no tool'} · {_tokens(usage)}")
+        progress(
+            f"turn {turn}: {called or reply.stop_reason or 'no tool'} · {_spent(usage, settings)}"
+        )
         stuck_on = ""
         for run in runs:
             if watch.saw_run(run):
@@ -314,4 +316,16 @@ def estimate_tokens(body: Mapping[str, Any]) -> int:
 
 
 def _tokens(usage: Usage) -> str:
-    return f"tokens {usage.input} in / {usage.output} out"
+    cached = ""
+    if usage.cache_read or usage.cache_write:
+        cached = f" (cache: {usage.cache_read} read, {usage.cache_write} written)"
+    return f"tokens {usage.input} in / {usage.output} out{cached}"
+
+
+def _spent(usage: Usage, settings: Settings) -> str:
+    """Tokens and dollars so far, for a progress line (of the limit, when there is one)."""
+    cost = estimate_cost(settings.model, usage)
+    if cost is None:
+        return f"{_tokens(usage)} · no price known"
+    limit = f" of ${settings.max_cost:g}" if settings.max_cost else ""
+    return f"{_tokens(usage)} · ${cost:.4f}{limit}"

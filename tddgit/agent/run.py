@@ -121,6 +121,11 @@ def run_phase(
         max_cost=options.max_cost,
     )
     configure_prices(config.get("llm.prices") or {})
+    explicit = options.max_cost is not None or config.sources.get("llm.max_cost") != "default"
+    if settings.max_cost and price_of(settings.model) is None and not explicit:
+        # the default limit cannot apply to a model with no price: say so, go on
+        progress(f"no price is known for {settings.model}: the default llm.max_cost does not apply")
+        settings = dataclasses.replace(settings, max_cost=0.0)
     if settings.max_cost and price_of(settings.model) is None:
         raise UsageError(
             f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",

@@ -62,7 +62,7 @@ def test_a_green_reached_in_three_rounds_runs_the_gate_twice_and_commits(
     message = first["messages"][0]["content"]
     assert "tests/test_sub.py::test_tc_1_five_minus_three: red" in message
     assert "Test file tests/test_sub.py (read-only" in message
-    assert "green step" in first["system"]
+    assert "green step" in first["system"][0]["text"]
     lights = json.loads(fake_api.tool_results(3)[0]["content"])
     shown = {t["id"]: t["light"] for t in lights["tests"]}
     assert shown == {
