@@ -142,13 +142,13 @@ def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) 
             stripped = _strip(piece)
             digest.update(json.dumps(stripped, sort_keys=True).encode())
             size += tokens(stripped)
+            key = digest.hexdigest()
+            if key in cache:  # the API looks for a cached prefix at any earlier block
+                cached = size
             if breakpoint and size >= MIN_CACHED:
-                key = digest.hexdigest()
-                if key in cache:
-                    cached = size
-                cache.add(key)
+                cache.add(key)  # written only at a breakpoint
                 last = size
-        r, w = cached, max(0, last - cached)
+        r, w = min(cached, last), max(0, last - cached)
         i = max(0, total - r - w)
         inp, read, write = inp + i, read + r, write + w
         after += (i * p_in + r * p_read + w * p_write + out * p_out) / 1e6

@@ -134,6 +134,9 @@ def run_phase(
             "(or run without a cost limit)",
         )
     jail = make_jail(repo, settings)  # no jail: refused before anything is asked
+    if options.spec is not None:  # never an absolute path to the model (nor the transcript)
+        where = repo_relative(options.spec.path, repo.root, options.cwd or Path.cwd())
+        options = dataclasses.replace(options, spec=dataclasses.replace(options.spec, path=where))
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
     start = Start() if phase.name == "red" else preflight(repo, phase.name)
@@ -215,6 +218,19 @@ def run_phase(
         files=tuple(workspace.touched),
         coverage=coverage,
     )
+
+
+def repo_relative(path: str, root: Path, cwd: Path) -> str:
+    """``path`` relative to the repository holding it: ``root``, or the checkout a cycle's
+    worktree came from (the same relative path there); else the file's name alone."""
+    absolute = Path(path) if Path(path).is_absolute() else cwd / path
+    absolute = Path(os.path.normpath(absolute))
+    for base in (root.resolve(), *(p for p in absolute.parents if (p / ".git").exists())):
+        try:
+            return absolute.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return absolute.name
 
 
 def make_jail(repo: Repo, settings: Settings) -> Jail | None:

@@ -8,11 +8,12 @@ shell tool: the model runs tests only through ``run_tests`` and ``finish``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tddgit.agent.census import Census
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 MAX_LISTED = 2000
 MAX_MATCHES = 200
-MAX_TESTS_SHOWN = 200
+MAX_LINES_READ = 2000  # lines one read_file returns unless asked for a range
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Bench:
     workspace: Workspace
     targets: tuple[str, ...] = ()  # the open red's tests (green): run_tests reports these
     census: Census | None = None  # what the tests write is handed to the workspace
+    seen: dict[str, str] = field(default_factory=dict)  # read_file: what was already sent
 
     def running(self) -> AbstractContextManager[None]:
         """Around every test run the model triggers (run_tests, finish)."""
@@ -65,7 +67,7 @@ class ToolInputError(Exception):
 class Tool:
     name: str
     description: str
-    fields: Mapping[str, tuple[str, str]]  # name -> (type: "string" | "strings", meaning)
+    fields: Mapping[str, tuple[str, str]]  # name -> (type: string|strings|integer, meaning)
     required: tuple[str, ...]
     run: Callable[[Bench, Mapping[str, Any]], ToolOutcome]
 
@@ -78,6 +80,8 @@ class Tool:
                     "items": {"type": "string"},
                     "description": doc,
                 }
+            elif kind == "integer":
+                properties[name] = {"type": "integer", "minimum": 1, "description": doc}
             else:
                 properties[name] = {"type": "string", "description": doc}
         return {
@@ -117,8 +121,34 @@ def _files(bench: Bench, path: str | None) -> list[str]:
 
 
 def _read_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    _, text = bench.sandbox.read_text(args["path"])
-    return ToolOutcome(text)
+    rel, text = bench.sandbox.read_text(args["path"])
+    offset, limit = _number(args, "offset", 1), _number(args, "limit", MAX_LINES_READ)
+    lines = text.splitlines()
+    chosen = lines[offset - 1 : offset - 1 + limit]
+    shown = "\n".join(f"{n}\t{line}" for n, line in enumerate(chosen, offset))
+    if offset - 1 + limit < len(lines):
+        shown += f"\n… {len(lines) - (offset - 1 + limit)} more line(s): read on with offset"
+    key = f"{rel}:{offset}:{limit}"
+    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+    if bench.seen.get(key) == digest:  # the same text again would cost tokens, teach nothing
+        return ToolOutcome(
+            f"{rel}: unchanged since you read it (lines {offset}-{offset + len(chosen) - 1})"
+        )
+    bench.seen[key] = digest
+    return ToolOutcome(shown or f"{rel}: (no lines at offset {offset}; it has {len(lines)})")
+
+
+def _number(args: Mapping[str, Any], name: str, default: int) -> int:
+    raw = args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise ToolInputError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ToolInputError(f"{name} must be at least 1")
+    return value
 
 
 def _search(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
@@ -190,24 +220,12 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
             for t in result.tests
             if is_target(t.id, bench.targets) or t.outcome not in OK_OUTCOMES
         ]
-    tests = [
-        {
-            "id": t.id,
-            "light": t.light.value,
-            "outcome": t.outcome.value,
-            "cause": t.cause.value if t.cause else None,
-            "message": t.message[:500],
-        }
-        for t in shown[:MAX_TESTS_SHOWN]
-    ]
-    payload: dict[str, object] = {
-        "tests": tests,
-        "totals": result.totals(),
-        "timed_out": result.timed_out,
-    }
+    from tddgit.agent.feedback import payload
+
+    data = payload(result, shown)
     if not result.tests and result.output_tail:
-        payload["output"] = result.output_tail[-2000:]
-    return ToolOutcome(redact(json.dumps(payload, ensure_ascii=False)), run=result)
+        data["output"] = result.output_tail[-2000:]
+    return ToolOutcome(redact(json.dumps(data, ensure_ascii=False)), run=result)
 
 
 def _finish(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
@@ -226,8 +244,13 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "read_file",
-        "Read one text file of the repository (at most 100 KB).",
-        {"path": ("string", "the file, relative to the repository root")},
+        "Read one text file of the repository (at most 100 KB), each line numbered "
+        "(number, tab, text); a re-read of an unchanged range says so instead.",
+        {
+            "path": ("string", "the file, relative to the repository root"),
+            "offset": ("integer", "the first line to read (default 1)"),
+            "limit": ("integer", "how many lines to read (default 2000)"),
+        },
         ("path",),
         _read_file,
     ),
@@ -324,13 +347,18 @@ def _checked(tool: Tool, raw: object) -> Mapping[str, Any]:
         if name not in tool.fields:
             raise ToolInputError(f"unknown field {name!r}; the input is {_shape(tool)}")
         kind = tool.fields[name][0]
-        ok = (
-            isinstance(value, list) and all(isinstance(v, str) for v in value)
-            if kind == "strings"
-            else isinstance(value, str)
-        )
+        if kind == "strings":
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind == "integer":  # a number written as a string is taken as meant
+            ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+                isinstance(value, str) and value.strip().isdigit()
+            )
+        else:
+            ok = isinstance(value, str)
         if not ok:
-            expected = "a list of strings" if kind == "strings" else "a string"
+            expected = {"strings": "a list of strings", "integer": "a whole number"}.get(
+                kind, "a string"
+            )
             raise ToolInputError(f"field {name!r} must be {expected}")
     return raw
 
