@@ -145,6 +145,7 @@ def run_phase(
         root=repo.root,
         classifier=classifier,
         writable=phase.writable,
+        stubs=phase.stubs if config.flag("red.allow_stubs") else frozenset(),
         read_only_reason=phase.read_only_reason,
         secret_globs=settings.secret_globs,
         max_file_bytes=settings.max_file_bytes,

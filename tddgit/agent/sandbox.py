@@ -90,6 +90,7 @@ class Sandbox:
     max_file_bytes: int
     context: frozenset[str] = frozenset()  # repo-relative paths readable though ignored
     secret_values: frozenset[str] = frozenset()  # agent.secrets: redacted wherever they occur
+    stubs: frozenset[Kind] = frozenset()  # writable with stubs only (tools check the content)
     _ignored: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -191,7 +192,7 @@ class Sandbox:
         if (self.root / PurePosixPath(path)).is_symlink():
             raise Denied(f"{path}: is a symbolic link; write the file itself")
         kind = self.classifier.kind(rel)
-        if kind not in self.writable:
+        if kind not in self.writable and kind not in self.stubs:
             raise Denied(f"{path}: is a {kind.value} file; {self.read_only_reason}")
         if self.is_secret_name(rel):
             raise Denied(f"{path}: files named like secrets are never written")

@@ -174,6 +174,7 @@ def _search(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 def _write_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
     content = args["content"]
     rel, _ = bench.sandbox.writable_path(args["path"], content)
+    _stubs_only(bench, rel, content)
     bench.workspace.write(rel, content)
     return ToolOutcome(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
 
@@ -191,8 +192,37 @@ def _edit_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         )
     content = text.replace(old, new, 1)
     bench.sandbox.writable_path(rel, content)
+    _stubs_only(bench, rel, content)
     bench.workspace.write(rel, content)
     return ToolOutcome(f"edited {rel}")
+
+
+def _stubs_only(bench: Bench, rel: str, content: str) -> None:
+    """A file this phase may change with stubs only: refused when the new content adds
+    anything but stubs and declarations, compared with the file before the run."""
+    sandbox = bench.sandbox
+    if sandbox.classifier.kind(rel) in sandbox.writable or not sandbox.stubs:
+        return
+    from tddgit.detectors.jsstubs import non_stub_additions_js
+    from tddgit.detectors.stubs import non_stub_additions
+
+    path = sandbox.root / rel
+    before = bench.workspace.original(rel) if rel in bench.workspace.touched else None
+    if rel not in bench.workspace.touched and path.is_file():
+        before = path.read_bytes()
+    old = before.decode("utf-8", "replace") if before is not None else None
+    if rel.endswith((".py", ".pyi")):
+        found = non_stub_additions(old, content, rel)
+    elif rel.endswith((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")):
+        found = non_stub_additions_js(old, content, rel)
+    else:
+        raise Denied(f"{rel}: {sandbox.read_only_reason} (stubs are judged in Python and JS/TS)")
+    if found:
+        shown = "; ".join(found[:3]) + (" …" if len(found) > 3 else "")
+        raise Denied(
+            f"{rel}: a red step adds production stubs only (a body of `raise "
+            f"NotImplementedError` or `pass`), not behaviour: {shown}"
+        )
 
 
 def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:

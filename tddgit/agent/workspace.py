@@ -81,6 +81,10 @@ class Workspace:
         if path not in self._test_dirs:
             self._test_dirs.append(path)
 
+    def original(self, rel: str) -> bytes | None:
+        """``rel``'s bytes before the run first wrote it (None: it did not exist)."""
+        return self._original.get(rel)
+
     @property
     def written_by_tests(self) -> list[str]:
         return sorted(self._by_tests)
