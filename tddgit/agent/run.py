@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tddgit.agent.census import Census
+from tddgit.agent.context import project_context
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
@@ -164,6 +165,7 @@ def run_phase(
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
     first = first_message(options.spec, context, intro)
+    first += "\n\n" + project_context(repo, config, sandbox)
     conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(

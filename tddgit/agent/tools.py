@@ -28,7 +28,7 @@ from tddgit.paths import Kind
 if TYPE_CHECKING:
     from tddgit.model import RunResult
 
-MAX_LISTED = 2000
+MAX_LISTED = 300
 MAX_MATCHES = 200
 MAX_LINES_READ = 2000  # lines one read_file returns unless asked for a range
 
@@ -99,7 +99,13 @@ class Tool:
 
 
 def _list_files(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    return ToolOutcome("\n".join(_files(bench, args.get("path"))) or "(no files)")
+    from tddgit.agent.context import tree_map
+
+    files = _files(bench, args.get("path"))
+    listed = tree_map(files, MAX_LISTED)
+    if len(files) > MAX_LISTED:
+        listed += "\n(list a subdirectory with `path` to see the rest)"
+    return ToolOutcome(listed)
 
 
 def _files(bench: Bench, path: str | None) -> list[str]:
@@ -115,8 +121,6 @@ def _files(bench: Bench, path: str | None) -> list[str]:
     rels = [r for r in rels if not prefix or r == spec[1] or r.startswith(prefix)]
     root = bench.sandbox.root
     files = [r for r in bench.sandbox.listable(rels) if (root / r).is_file()]
-    if len(files) > MAX_LISTED:
-        files = [*files[:MAX_LISTED], f"… {len(files) - MAX_LISTED} more: list a subdirectory"]
     return files
 
 

@@ -91,3 +91,23 @@ def test_read_file_numbers_lines_takes_a_range_and_says_unchanged(
     assert "unchanged since you read it" in again
     ranged = fake_api.tool_results(4)[0]["content"]
     assert ranged.startswith("2\t") and len(ranged.splitlines()) <= 2
+
+
+def test_the_first_message_carries_the_project_up_front(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    project.write(".env", "API_TOKEN=abcdefghijklmnopqrstu\n")
+    for n in range(400):
+        project.write(f"data/d{n:03}.txt", "x\n")
+    project.commit("data", "data")
+    fake_api.push(reply(tool("list_files")), reply(text("I will not."), stop="refusal"))
+    generate(project, "specs/sub.yaml")
+    first = fake_api.requests[0].body["messages"][0]["content"]
+    assert "Project (paths relative to the repository root):" in first
+    assert "calc.py" in first and "tests/test_calc.py" in first and ".env" not in first
+    assert "runner: pytest" in first
+    assert "Imports: the repository root is on the import path" in first
+    assert "the style to follow (tests/test_calc.py)" in first
+    assert "more files: data/ (" in first  # bounded: the rest summarised
+    listing = fake_api.tool_results(2)[0]["content"]
+    assert len(listing.splitlines()) < 310 and "list a subdirectory" in listing
