@@ -57,7 +57,7 @@ class AnthropicProvider:
                 return self._complete(request, final=False)
             except (sdk.RateLimitError, sdk.InternalServerError, sdk.APIConnectionError) as exc:
                 if _header(exc, "x-should-retry") == "false":  # the provider says: do not
-                    return self._complete(request, final=True)
+                    raise self._unavailable(exc) from None
                 wait = _retry_after(exc)
                 if wait is None:
                     wait = min(self._first_wait * 2 ** (attempt - 1), MAX_BACKOFF)
@@ -71,6 +71,19 @@ class AnthropicProvider:
                 time.sleep(min(wait, MAX_WAIT))
                 self._tried = attempt
         return self._complete(request, final=True)
+
+    def _unavailable(self, exc: Exception) -> Refused:
+        if isinstance(exc, self._sdk.APIConnectionError):
+            return Refused(
+                f"cannot reach the model provider: {exc.message}",
+                "check the network (and ANTHROPIC_BASE_URL), then try again",
+            )
+        status = getattr(exc, "status_code", "?")
+        return Refused(
+            f"the model provider is unavailable (HTTP {status}"
+            f"{_kind(getattr(exc, 'body', None))}) after {self._tried} retries",
+            "try again later, or raise llm.max_retries",
+        )
 
     def _complete(self, request: Request, final: bool) -> Reply:
         """One request; a transient failure (rate limit, overload, connection) is raised as
@@ -88,21 +101,10 @@ class AnthropicProvider:
                 f"the provider does not know the model {request.model!r} (HTTP 404)",
                 "set llm.model or pass --model with a model id the provider serves",
             ) from None
-        except (sdk.RateLimitError, sdk.InternalServerError) as exc:
+        except (sdk.RateLimitError, sdk.InternalServerError, sdk.APIConnectionError) as exc:
             if not final:
                 raise
-            raise Refused(
-                f"the model provider is unavailable (HTTP {exc.status_code}"
-                f"{_kind(exc.body)}) after {self._tried} retries",
-                "try again later, or raise llm.max_retries",
-            ) from None
-        except sdk.APIConnectionError as exc:
-            if not final:
-                raise
-            raise Refused(
-                f"cannot reach the model provider: {exc.message}",
-                "check the network (and ANTHROPIC_BASE_URL), then try again",
-            ) from None
+            raise self._unavailable(exc) from None
         except sdk.APIStatusError as exc:
             raise Refused(
                 f"the provider refused the request (HTTP {exc.status_code}"
