@@ -197,7 +197,7 @@ def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
     assert code == 0, out + err
     first = fake_api.requests[0].body["messages"][0]["content"]
     assert "Context file build/notes.txt" in first and "ignored but wanted" in first
-    assert fake_api.tool_results(2)[0]["content"] == "ignored but wanted\n"
+    assert fake_api.tool_results(2)[0]["content"] == "1\tignored but wanted"
 
 
 def test_overloaded_twice_then_answered(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
