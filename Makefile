@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JOBS ?= 2
 
-.PHONY: all install demo test test-fast lint typecheck pytest bench clean chromium docs jsdeps agents golang nextest
+.PHONY: all install demo test test-fast lint typecheck pytest bench clean chromium docs jsdeps agents golang nextest bwrap
 
 all: test
 
@@ -39,6 +39,15 @@ chromium:
 	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; }; } || \
 	  echo "make: no Chromium; the HTML report's browser test will be skipped"
 
+# bubblewrap: the jail the model's tests run in (tddgit/jail); installed with apt when we
+# can (as root), otherwise the jail tests are skipped with the reason.
+bwrap:
+	@command -v bwrap >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    { apt-get update -q >/dev/null 2>&1; \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null 2>&1; }; } || \
+	  echo "make: no bubblewrap; the model-sandbox tests will be skipped"
+
 # jest and vitest for the JavaScript tests, installed once with npm into tests/.cache
 # (keyed by their pinned versions in tests/jsdeps.py); without npm or its registry those
 # tests are skipped with the reason.
@@ -67,7 +76,7 @@ nextest: $(STAMP)
 agents: $(STAMP)
 	$(BIN)/python -m tests.agentdeps
 
-pytest: $(STAMP) chromium jsdeps agents golang nextest
+pytest: $(STAMP) chromium jsdeps agents golang nextest bwrap
 	$(BIN)/python -m pytest -n $(JOBS) -q
 
 test: lint typecheck pytest

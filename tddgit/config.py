@@ -134,6 +134,10 @@ ON_INTERNAL_ERROR = ("allow", "block")
 DETECTOR_POLICY = ("warn", "block", "off")
 MUTATION_POLICY = ("warn", "refuse", "off")
 LLM_PROVIDERS = ("anthropic", "replay")
+LLM_SANDBOXES = ("bwrap", "off")
+# One model-driven run's default cost limit, US dollars: a few times what a step usually
+# costs with caching, so a run going in circles stops before it gets expensive.
+DEFAULT_MAX_COST = 2.0
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,7 @@ class KeySpec:
     path: str
     # "str" | "bool" | "int" (≥ 0) | "number" (> 0) | "amount" (≥ 0) | "globs" | "str?"
     # | "projects" (a list of tables)
+    # | "prices" (model id -> [input, output, cache read, cache write])
     kind: str
     default: Any
     doc: str
@@ -262,7 +267,19 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("llm.model", "str", "claude-sonnet-4-6", "the model id sent to the provider"),
     KeySpec("llm.max_tokens", "int", 8192, "the most tokens one reply of the model may have"),
     KeySpec("llm.timeout", "number", 600, "seconds one request to the provider may take"),
-    KeySpec("llm.max_retries", "int", 2, "retries of a rate-limited or overloaded request"),
+    KeySpec(
+        "llm.max_retries",
+        "int",
+        6,
+        "retries of a rate-limited or overloaded request, each wait printed",
+    ),
+    KeySpec(
+        "llm.retry_wait",
+        "amount",
+        8,
+        "seconds before the first retry when the provider sends no retry-after (doubling, "
+        "up to a minute)",
+    ),
     KeySpec("llm.max_turns", "int", 20, "requests to the model before a run gives up"),
     KeySpec(
         "llm.stuck_after",
@@ -274,8 +291,14 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec(
         "llm.max_cost",
         "amount",
-        0,
-        "US dollars a run may cost by the price table before it stops (0: no limit)",
+        DEFAULT_MAX_COST,
+        "US dollars one run may cost by the price table before it stops (0: no limit)",
+    ),
+    KeySpec(
+        "llm.prices",
+        "prices",
+        {},
+        "your own prices, $ per million tokens: {model: [input, output, cache read, cache write]}",
     ),
     KeySpec(
         "llm.minimize",
@@ -284,6 +307,20 @@ KEYS: tuple[KeySpec, ...] = (
         "a holding green with added lines no test runs goes back to the model once",
     ),
     KeySpec("llm.replay", "str?", None, "replay provider: the transcript or script to answer from"),
+    KeySpec(
+        "llm.sandbox",
+        "str",
+        "bwrap",
+        "where the model's tests run: bwrap (a jail: no network, no home, no secrets) or "
+        "off (unsafe: with your rights, files and network)",
+        LLM_SANDBOXES,
+    ),
+    KeySpec(
+        "llm.sandbox_env",
+        "globs",
+        (),
+        "extra environment variables the jailed tests see (never one named like a secret)",
+    ),
     KeySpec(
         "llm.secret_globs",
         "globs",

@@ -136,6 +136,8 @@ def _check(spec: KeySpec, value: Any, file: str) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise bad("a list of glob strings")
         return tuple(value)
+    if kind == "prices":
+        return _prices(value, bad)
     if kind == "str?" and value is None:
         return None
     if value is False and spec.choices and "off" in spec.choices:
@@ -197,6 +199,26 @@ def project_dir(value: str, what: str) -> str:
         )
     text = rel.as_posix()
     return "" if text == "." else text
+
+
+def _prices(value: Any, bad: Any) -> dict[str, tuple[float, float, float, float]]:
+    expected = "a table of model ids, each [input, output, cache read, cache write] in $/MTok"
+    if not isinstance(value, dict):
+        raise bad(expected)
+    out = {}
+    for model, row in value.items():
+        numbers = row if isinstance(row, list) else []
+        if len(numbers) != 4 or not all(
+            isinstance(n, (int, float)) and not isinstance(n, bool) and n >= 0 for n in numbers
+        ):
+            raise bad(expected)
+        out[str(model)] = (
+            float(numbers[0]),
+            float(numbers[1]),
+            float(numbers[2]),
+            float(numbers[3]),
+        )
+    return out
 
 
 def checked_values(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tddgit.config import KEYS, load_config
+from tddgit.config import DEFAULT_MAX_COST, KEYS, default_config, load_config
 from tddgit.errors import ConfigError
 from tests.conftest import GitRepo
 
@@ -179,8 +179,9 @@ def test_a_pyproject_without_tddgit_is_not_parsed(tmp_path: Path) -> None:
 
 
 def test_a_cost_limit_of_0_is_no_limit_and_a_negative_one_is_refused(tmp_path: Path) -> None:
-    """llm.max_cost defaults to 0, documented as "no limit": writing the default down must
-    not be an error; a negative amount is."""
+    """llm.max_cost of 0 is documented as "no limit": writing it down must not be an
+    error; a negative amount is. The default is a limit (DEFAULT_MAX_COST dollars)."""
+    assert default_config().get("llm.max_cost") == DEFAULT_MAX_COST > 0
     (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: 0\n")
     assert load_config(tmp_path).get("llm.max_cost") == 0
     (tmp_path / ".tddgit.yaml").write_text("llm:\n  max_cost: 0.25\n")

@@ -10,6 +10,7 @@ it decides what to keep (``run``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -28,7 +29,7 @@ from tddgit.gates import Verdict
 from tddgit.model import RunResult
 
 # How the loop ended. HOLDS is a success, and NOTHING (a refactor ended unchanged).
-HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING = (
+HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING, NO_TOOL = (
     "holds",
     "stuck",
     "max-turns",
@@ -37,12 +38,17 @@ HOLDS, STUCK, MAX_TURNS, BUDGET, COST, MODEL_REFUSED, GATE_FATAL, NOTHING = (
     "model-refused",
     "gate-fatal",
     "nothing-to-do",
+    "no-tool",
 )
 
 NUDGE = (
-    "Use the tools to do the step (there is no other way to change files), then call "
-    "finish. If you are done, call finish now."
+    "Nobody will answer: no person reads this conversation, so choose the most reasonable "
+    "reading and go on. Use the tools to do the step (there is no other way to change "
+    "files), then call finish. If you are done, call finish now."
 )
+# Replies in a row without a tool call a run allows (each answered with NUDGE); one more
+# ends it: a model waiting for an answer would otherwise spend every turn waiting.
+MAX_SILENT = 2
 
 
 @dataclass
@@ -78,6 +84,7 @@ def run_loop(
     specs = tools.api_specs()
     last_verdict: Verdict | None = None
     held: Held | None = None  # a holding green sent back once to remove unneeded lines
+    silent = 0  # replies in a row without a tool call
 
     def end(status: str, message: str, turns: int) -> LoopEnd:
         if held is not None:  # a holding green stays the result, whatever came after it
@@ -120,16 +127,27 @@ def run_loop(
             )
             return end(COST, message, turn)
         judgement, results, called, runs = _run_tools(bench, reply, transcript, turn)
+        silent = 0 if results else silent + 1
         if not results:
             if held is not None:  # the model keeps the lines: the holding version stands
                 return _keep_held(bench, held, turn, usage, transcript)
             if phase.may_end_unchanged and not bench.workspace.changed():
+                progress(f"turn {turn}: nothing to {phase.name} · {_spent(usage, settings)}")
                 return end(NOTHING, f"nothing to {phase.name}: the model changed nothing", turn)
+            if silent > MAX_SILENT:
+                progress(f"turn {turn}: no tool · {_spent(usage, settings)}")
+                message = (
+                    f"the model replied {silent} times in a row without using a tool "
+                    f"(last: {_said(reply)})"
+                )
+                return end(NO_TOOL, message, turn)
             nudge = _cut_off(settings) if reply.stop_reason == "max_tokens" else NUDGE
             conversation.messages.append({"role": "user", "content": nudge})
         else:
             conversation.messages.append({"role": "user", "content": results})
-        progress(f"turn {turn}: {called or reply.stop_reason or 'no tool'} · {_tokens(usage)}")
+        progress(
+            f"turn {turn}: {called or reply.stop_reason or 'no tool'} · {_spent(usage, settings)}"
+        )
         stuck_on = ""
         for run in runs:
             if watch.saw_run(run):
@@ -231,6 +249,8 @@ def _run_tools(
             outcome = tools.ToolOutcome("error: not run: finish came first in this reply", True)
         else:
             outcome = tools.call(bench, name, use.get("input"))
+            # whatever a tool returns leaves scrubbed: a test may print what it read
+            outcome = dataclasses.replace(outcome, text=bench.sandbox.scrub(outcome.text))
             judgement = outcome.judgement or judgement
             if outcome.run is not None:
                 runs.append(outcome.run)
@@ -276,6 +296,13 @@ def _valid_text(value: Any) -> Any:
     return value
 
 
+def _said(reply: Reply) -> str:
+    """The reply's text in one short line, for the end message."""
+    said = " ".join(str(b.get("text", "")) for b in reply.content if b.get("type") == "text")
+    said = " ".join(said.split())
+    return repr(said[:120] + ("…" if len(said) > 120 else "")) if said else "no text"
+
+
 def _cut_off(settings: Settings) -> str:
     return (
         f"Your reply was cut off at max_tokens ({settings.max_tokens}). Make smaller steps: "
@@ -289,4 +316,16 @@ def estimate_tokens(body: Mapping[str, Any]) -> int:
 
 
 def _tokens(usage: Usage) -> str:
-    return f"tokens {usage.input} in / {usage.output} out"
+    cached = ""
+    if usage.cache_read or usage.cache_write:
+        cached = f" (cache: {usage.cache_read} read, {usage.cache_write} written)"
+    return f"tokens {usage.input} in / {usage.output} out{cached}"
+
+
+def _spent(usage: Usage, settings: Settings) -> str:
+    """Tokens and dollars so far, for a progress line (of the limit, when there is one)."""
+    cost = estimate_cost(settings.model, usage)
+    if cost is None:
+        return f"{_tokens(usage)} · no price known"
+    limit = f" of ${settings.max_cost:g}" if settings.max_cost else ""
+    return f"{_tokens(usage)} · ${cost:.4f}{limit}"

@@ -21,19 +21,26 @@ class Phase:
     done_when: str  # what `finish` checks, in the model's words
     recovers: bool = False  # stuck once: back to the best state and go on (green, refactor)
     may_end_unchanged: bool = False  # ending without a change is "nothing to do" (refactor)
+    # kinds of file writable with stubs only (red: the names a new test needs, bodies that
+    # do nothing yet, judged by detectors.stubs / jsstubs), when red.allow_stubs is on
+    stubs: frozenset[Kind] = frozenset()
 
 
 RED = Phase(
     name="red",
     writable=frozenset({Kind.TEST}),
-    read_only_reason="production code is read-only in a red step: write tests only "
-    "(the implementation comes in the green step)",
+    read_only_reason="production code is read-only in a red step, but for stubs: write "
+    "tests (the implementation comes in the green step)",
+    stubs=frozenset({Kind.PRODUCTION}),
     task=(
         "Write the failing tests for the specification below: the red step of test-driven "
         "development. The implementation does not exist yet, so each new test must fail for "
         "the right reason: an assertion, or the missing project feature (an ImportError or "
         "AttributeError of the project's own code) - never a syntax error, a broken fixture "
-        "or a missing third-party package."
+        "or a missing third-party package. You may add production stubs (a function or "
+        "class the tests need, its body `raise NotImplementedError` or `pass`) so that "
+        "each test fails on its own assertion instead of one import error for all; "
+        "nothing that behaves."
     ),
     done_when=(
         "`finish` runs tddgit's red gate on your test files: it holds when the new tests "

@@ -71,7 +71,7 @@ def check_sendable(spec: Spec, secret_globs: tuple[str, ...]) -> None:
 def render_spec(spec: Spec) -> str:
     if not spec.structured:
         return f"The specification ({spec.path}):\n\n{spec.text}"
-    lines = [f"Specification {spec.spec_id}: {spec.title}"]
+    lines = [f"Specification {spec.spec_id}: {spec.title} ({spec.path})"]
     if spec.task:
         lines += _task_lines(spec.task)
     if spec.components:

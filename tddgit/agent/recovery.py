@@ -1,9 +1,10 @@
 """Stuck detection with one recovery, the best state seen, and yagni minimisation.
 
-A run is stuck when the same failure comes back ``stuck_after`` times in a row: the same
-gate refusal (its signature) or the same failing ``run_tests`` result. In a phase that
+A run is stuck when the same failure comes back ``stuck_after`` times in a row on the same
+files: the same gate refusal (its signature) or the same failing ``run_tests`` result
+(tests, causes and normalised messages), with the changed files' contents unchanged. In a phase that
 recovers (green, refactor) the first time puts the files back to the best state seen
-(most targets passing, then fewest other tests failing) and tells the model to change its
+(most targets passing, then fewest other tests failing; a tie goes to the latest) and tells the model to change its
 approach; the second time ends the run. A holding green with added lines no test executes
 is sent back once (``llm.minimize``); the holding state with fewer such lines is kept.
 """
@@ -11,6 +12,7 @@ is sent back once (``llm.minimize``); the holding state with fewer such lines is
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +46,8 @@ class Best:
     snapshot: Snapshot
 
     def better_than(self, other: Best | None) -> bool:
-        return other is None or (self.passing, -self.failing) > (other.passing, -other.failing)
+        """At least as good: a tie goes to the later state (the model's latest idea)."""
+        return other is None or (self.passing, -self.failing) >= (other.passing, -other.failing)
 
     def describe(self) -> str:
         return f"{self.passing} target(s) passing, {self.failing} other test(s) failing"
@@ -65,16 +68,42 @@ def is_target(test_id: str, targets: Sequence[str]) -> bool:
     return any(test_id == t or test_id.startswith(t + "::") for t in targets)
 
 
+# What differs between two runs of the same code: temporary paths, addresses, durations.
+_VOLATILE = (
+    (re.compile(r"\S*tddgit-\d+-[^\s/]*\S*|/tmp/\S+"), "<tmp>"),
+    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
+    (re.compile(r"\d+(?:\.\d+)?\s*(?:s|ms|seconds)\b"), "<time>"),
+    (re.compile(r"\s+"), " "),
+)
+
+
+def normalise(message: str) -> str:
+    for pattern, repl in _VOLATILE:
+        message = pattern.sub(repl, message)
+    return message.strip()
+
+
 def tests_signature(result: RunResult) -> str:
-    """Equal for two runs that fail the same tests the same way ("" when all pass)."""
+    """Equal for two runs that fail the same tests the same way, messages included ("" when
+    all pass): "assert 8 == 2" and "assert 15 == 2" are two different failures."""
     failing = sorted(
-        f"{t.id}|{t.outcome.value}|{t.cause.value if t.cause else ''}"
+        f"{t.id}|{t.outcome.value}|{t.cause.value if t.cause else ''}|{normalise(t.message)}"
         for t in result.tests
         if t.outcome not in OK_OUTCOMES
     )
     if not failing:
         return ""
     return hashlib.sha256("\n".join(failing).encode()).hexdigest()[:16]
+
+
+def files_signature(snapshot: Snapshot) -> str:
+    """The changed files' contents: the same failure on different code is progress."""
+    digest = hashlib.sha256()
+    for rel in sorted(snapshot):
+        data = snapshot[rel]
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(hashlib.sha256(data).digest() if data is not None else b"-")
+    return digest.hexdigest()[:16]
 
 
 @dataclass
@@ -96,7 +125,8 @@ class Recovery:
         """A ``run_tests`` result: remember the state if best; True when stuck on it."""
         self._keep(*score(result.tests, self.targets))
         signature = tests_signature(result)
-        return bool(signature) and self.tests.observe(signature)
+        files = files_signature(self.workspace.snapshot())
+        return bool(signature) and self.tests.observe(f"{signature}:{files}")
 
     def saw_refusal(self, judgement: Judgement) -> bool:
         verdict = judgement.verdict
@@ -104,7 +134,8 @@ class Recovery:
             regressions = sum(r.rule in ("regression", "test-failing") for r in verdict.reasons)
             passing, _ = score(verdict.run.tests, self.targets)
             self._keep(passing, regressions)
-        return self.gate.observe(judgement.signature)
+        files = files_signature(self.workspace.snapshot())
+        return self.gate.observe(f"{judgement.signature}:{files}")
 
     def _keep(self, passing: int, failing: int) -> None:
         if not self.workspace.touched:

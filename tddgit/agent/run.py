@@ -17,13 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tddgit.agent.census import Census
+from tddgit.agent.context import project_context
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
+from tddgit.agent.prices import configure as configure_prices
 from tddgit.agent.prompt import check_sendable, first_message, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
+from tddgit.agent.secrets import secret_values
 from tddgit.agent.settings import Settings
 from tddgit.agent.start import Start, green_message, preflight, refactor_message
 from tddgit.agent.tools import Bench
@@ -33,6 +37,7 @@ from tddgit.config import Config
 from tddgit.errors import UsageError
 from tddgit.evidence import Evidence
 from tddgit.git import Repo
+from tddgit.jail import INSTALL, Jail, jailed, unavailable
 from tddgit.paths import Classifier, Kind
 from tddgit.spec import Spec
 
@@ -116,11 +121,23 @@ def run_phase(
         max_turns=options.max_turns,
         max_cost=options.max_cost,
     )
+    configure_prices(config.get("llm.prices") or {})
+    explicit = options.max_cost is not None or config.sources.get("llm.max_cost") != "default"
+    if settings.max_cost and price_of(settings.model) is None and not explicit:
+        # the default limit cannot apply to a model with no price: say so, go on
+        progress(f"no price is known for {settings.model}: the default llm.max_cost does not apply")
+        settings = dataclasses.replace(settings, max_cost=0.0)
     if settings.max_cost and price_of(settings.model) is None:
         raise UsageError(
             f"no price is known for {settings.model}, so llm.max_cost cannot be enforced",
-            "use a model of the price table, or set no cost limit",
+            f"set its price in the configuration: llm.prices: {{{settings.model}: "
+            "[input, output, cache read, cache write]}} in $ per million tokens "
+            "(or run without a cost limit)",
         )
+    jail = make_jail(repo, settings)  # no jail: refused before anything is asked
+    if options.spec is not None:  # never an absolute path to the model (nor the transcript)
+        where = repo_relative(options.spec.path, repo.root, options.cwd or Path.cwd())
+        options = dataclasses.replace(options, spec=dataclasses.replace(options.spec, path=where))
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
     start = Start() if phase.name == "red" else preflight(repo, phase.name)
@@ -129,15 +146,17 @@ def run_phase(
         root=repo.root,
         classifier=classifier,
         writable=phase.writable,
+        stubs=phase.stubs if config.flag("red.allow_stubs") else frozenset(),
         read_only_reason=phase.read_only_reason,
         secret_globs=settings.secret_globs,
         max_file_bytes=settings.max_file_bytes,
     )
+    sandbox.secret_values = secret_values(repo.root, settings.secret_globs, os.environ)
     context = read_context(sandbox, options.context, options.cwd or Path.cwd())
     sandbox.context = frozenset(rel for rel, _ in context)
-    provider = make_provider(settings)  # no key: a usage error before anything is written
+    provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
-    bench = Bench(repo, config, phase, sandbox, workspace, start.targets)
+    bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
     conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
     intro = ""
     if phase.name == "green":
@@ -146,7 +165,8 @@ def run_phase(
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
     first = first_message(options.spec, context, intro)
-    conversation.messages.append({"role": "user", "content": first})
+    first += "\n\n" + project_context(repo, config, sandbox)
+    conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(
         "start",
@@ -163,7 +183,8 @@ def run_phase(
     started = time.monotonic()
     end: LoopEnd | None = None
     try:
-        end = run_loop(bench, provider, settings, conversation, transcript, progress)
+        with jailed(jail):
+            end = run_loop(bench, provider, settings, conversation, transcript, progress)
     except BaseException as exc:
         transcript.record("error", error=f"{type(exc).__name__}: {exc}")
         raise
@@ -181,6 +202,8 @@ def run_phase(
             restored=end is None or end.status != HOLDS,
             kept_best=bool(options.keep_best and end and end.status != HOLDS and end.best),
             files=workspace.touched,
+            written_by_tests=workspace.written_by_tests,
+            not_restorable=sorted(bench.census.unknown) if bench.census else [],
         )
         transcript.close()
     assert end is not None
@@ -198,6 +221,31 @@ def run_phase(
         files=tuple(workspace.touched),
         coverage=coverage,
     )
+
+
+def repo_relative(path: str, root: Path, cwd: Path) -> str:
+    """``path`` relative to the repository holding it: ``root``, or the checkout a cycle's
+    worktree came from (the same relative path there); else the file's name alone."""
+    absolute = Path(path) if Path(path).is_absolute() else cwd / path
+    absolute = Path(os.path.normpath(absolute))
+    for base in (root.resolve(), *(p for p in absolute.parents if (p / ".git").exists())):
+        try:
+            return absolute.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return absolute.name
+
+
+def make_jail(repo: Repo, settings: Settings) -> Jail | None:
+    """The jail the model's tests run in; none only when ``llm.sandbox`` is ``off``."""
+    if settings.sandbox == "off":
+        return None
+    why = unavailable()
+    if why is not None:
+        raise UsageError(
+            why, f'{INSTALL}, or set llm.sandbox = "off" (unsafe: the tests run with your rights)'
+        )
+    return Jail(writable=(repo.root,), pass_env=settings.sandbox_env)
 
 
 def refuse_if_staged(repo: Repo, phase: str) -> None:

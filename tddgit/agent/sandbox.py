@@ -6,11 +6,13 @@ A rule that refuses raises :class:`Denied`; the tool turns it into an error
 - a path must resolve, symlinks included, inside the repository, and never under ``.git/``;
 - only the phase's writable kinds of file may be written (red: test files);
 - nothing git ignores is readable unless the user listed it with ``--context``;
-- secrets are never read nor sent: files named like secrets (``llm.secret_globs``) and
-  files whose content holds one (:data:`SECRET_PATTERNS`);
+- secrets are never read nor sent: files named like secrets (``llm.secret_globs``, matched
+  against the name and every directory of the path) and files whose content holds one
+  (:data:`SECRET_PATTERNS`);
 - one file is at most ``max_file_bytes``.
 
-Every text that goes back to the model also passes :func:`redact` (a test's failure
+Every text that goes back to the model also passes :meth:`Sandbox.scrub`: the patterns,
+and the values the secret files and secret-named variables hold (a test's failure
 message could print what a test read).
 """
 
@@ -22,8 +24,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from tddgit.agent.secrets import is_secret_path, redact_values
 from tddgit.git import clean_env
-from tddgit.paths import Classifier, Kind, matches
+from tddgit.paths import Classifier, Kind
 
 # (name, pattern): a match anywhere in a text means it holds a secret.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -38,6 +41,17 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
     ("an OpenAI-style key", re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{32,}")),
+    (
+        "a URL with a password",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"<>]*:[^\s@/'\"<>]+@(?=[^\s/'\"<>])"),
+    ),
+    (
+        "a quoted key with a secret value",
+        re.compile(
+            r"['\"][\w.\-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)['\"]\s*[:=]>?\s*['\"][^\s'\"]{8,}['\"]",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "a *_KEY/*_TOKEN/*_SECRET assignment",
         re.compile(
@@ -75,6 +89,8 @@ class Sandbox:
     secret_globs: tuple[str, ...]
     max_file_bytes: int
     context: frozenset[str] = frozenset()  # repo-relative paths readable though ignored
+    secret_values: frozenset[str] = frozenset()  # agent.secrets: redacted wherever they occur
+    stubs: frozenset[Kind] = frozenset()  # writable with stubs only (tools check the content)
     _ignored: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -106,7 +122,11 @@ class Sandbox:
         return rel, real
 
     def is_secret_name(self, rel: str) -> bool:
-        return matches(rel.lower(), self.secret_globs)
+        return is_secret_path(rel, self.secret_globs)
+
+    def scrub(self, text: str) -> str:
+        """``text`` as it may leave: secrets redacted by shape and by value."""
+        return redact_values(redact(text), self.secret_values)
 
     def is_ignored(self, rel: str) -> bool:
         if rel in self.context:
@@ -172,7 +192,7 @@ class Sandbox:
         if (self.root / PurePosixPath(path)).is_symlink():
             raise Denied(f"{path}: is a symbolic link; write the file itself")
         kind = self.classifier.kind(rel)
-        if kind not in self.writable:
+        if kind not in self.writable and kind not in self.stubs:
             raise Denied(f"{path}: is a {kind.value} file; {self.read_only_reason}")
         if self.is_secret_name(rel):
             raise Denied(f"{path}: files named like secrets are never written")

@@ -26,6 +26,9 @@ class Settings:
     max_cost: float = 0.0  # US dollars by the price table; 0: no limit
     minimize: bool = True  # one round of yagni feedback after a holding green
     max_file_bytes: int = MAX_FILE_BYTES
+    retry_wait: float = 8.0  # seconds before the first retry without a retry-after
+    sandbox: str = "bwrap"  # "off": the model's tests run unjailed (unsafe)
+    sandbox_env: tuple[str, ...] = ()
 
     @classmethod
     def from_config(
@@ -51,6 +54,9 @@ class Settings:
             secret_globs=config.globs("llm.secret_globs"),
             max_cost=float(config.get("llm.max_cost")),
             minimize=config.flag("llm.minimize"),
+            retry_wait=float(config.get("llm.retry_wait")),
+            sandbox=str(config.get("llm.sandbox")),
+            sandbox_env=config.globs("llm.sandbox_env"),
         )
         if model:
             settings = replace(settings, model=model)

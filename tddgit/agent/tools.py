@@ -8,12 +8,15 @@ shell tool: the model runs tests only through ``run_tests`` and ``finish``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tddgit.agent.census import Census
 from tddgit.agent.finish import Judgement, judge
 from tddgit.agent.phases import Phase
 from tddgit.agent.sandbox import Denied, Sandbox, redact
@@ -25,9 +28,9 @@ from tddgit.paths import Kind
 if TYPE_CHECKING:
     from tddgit.model import RunResult
 
-MAX_LISTED = 2000
+MAX_LISTED = 300
 MAX_MATCHES = 200
-MAX_TESTS_SHOWN = 200
+MAX_LINES_READ = 2000  # lines one read_file returns unless asked for a range
 
 
 @dataclass
@@ -40,6 +43,12 @@ class Bench:
     sandbox: Sandbox
     workspace: Workspace
     targets: tuple[str, ...] = ()  # the open red's tests (green): run_tests reports these
+    census: Census | None = None  # what the tests write is handed to the workspace
+    seen: dict[str, str] = field(default_factory=dict)  # read_file: what was already sent
+
+    def running(self) -> AbstractContextManager[None]:
+        """Around every test run the model triggers (run_tests, finish)."""
+        return self.census.around_run() if self.census is not None else nullcontext()
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class ToolInputError(Exception):
 class Tool:
     name: str
     description: str
-    fields: Mapping[str, tuple[str, str]]  # name -> (type: "string" | "strings", meaning)
+    fields: Mapping[str, tuple[str, str]]  # name -> (type: string|strings|integer, meaning)
     required: tuple[str, ...]
     run: Callable[[Bench, Mapping[str, Any]], ToolOutcome]
 
@@ -71,6 +80,8 @@ class Tool:
                     "items": {"type": "string"},
                     "description": doc,
                 }
+            elif kind == "integer":
+                properties[name] = {"type": "integer", "minimum": 1, "description": doc}
             else:
                 properties[name] = {"type": "string", "description": doc}
         return {
@@ -88,7 +99,13 @@ class Tool:
 
 
 def _list_files(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    return ToolOutcome("\n".join(_files(bench, args.get("path"))) or "(no files)")
+    from tddgit.agent.context import tree_map
+
+    files = _files(bench, args.get("path"))
+    listed = tree_map(files, MAX_LISTED)
+    if len(files) > MAX_LISTED:
+        listed += "\n(list a subdirectory with `path` to see the rest)"
+    return ToolOutcome(listed)
 
 
 def _files(bench: Bench, path: str | None) -> list[str]:
@@ -104,14 +121,38 @@ def _files(bench: Bench, path: str | None) -> list[str]:
     rels = [r for r in rels if not prefix or r == spec[1] or r.startswith(prefix)]
     root = bench.sandbox.root
     files = [r for r in bench.sandbox.listable(rels) if (root / r).is_file()]
-    if len(files) > MAX_LISTED:
-        files = [*files[:MAX_LISTED], f"… {len(files) - MAX_LISTED} more: list a subdirectory"]
     return files
 
 
 def _read_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    _, text = bench.sandbox.read_text(args["path"])
-    return ToolOutcome(text)
+    rel, text = bench.sandbox.read_text(args["path"])
+    offset, limit = _number(args, "offset", 1), _number(args, "limit", MAX_LINES_READ)
+    lines = text.splitlines()
+    chosen = lines[offset - 1 : offset - 1 + limit]
+    shown = "\n".join(f"{n}\t{line}" for n, line in enumerate(chosen, offset))
+    if offset - 1 + limit < len(lines):
+        shown += f"\n… {len(lines) - (offset - 1 + limit)} more line(s): read on with offset"
+    key = f"{rel}:{offset}:{limit}"
+    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
+    if bench.seen.get(key) == digest:  # the same text again would cost tokens, teach nothing
+        return ToolOutcome(
+            f"{rel}: unchanged since you read it (lines {offset}-{offset + len(chosen) - 1})"
+        )
+    bench.seen[key] = digest
+    return ToolOutcome(shown or f"{rel}: (no lines at offset {offset}; it has {len(lines)})")
+
+
+def _number(args: Mapping[str, Any], name: str, default: int) -> int:
+    raw = args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise ToolInputError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ToolInputError(f"{name} must be at least 1")
+    return value
 
 
 def _search(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
@@ -137,6 +178,7 @@ def _search(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 def _write_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
     content = args["content"]
     rel, _ = bench.sandbox.writable_path(args["path"], content)
+    _stubs_only(bench, rel, content)
     bench.workspace.write(rel, content)
     return ToolOutcome(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
 
@@ -154,8 +196,37 @@ def _edit_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         )
     content = text.replace(old, new, 1)
     bench.sandbox.writable_path(rel, content)
+    _stubs_only(bench, rel, content)
     bench.workspace.write(rel, content)
     return ToolOutcome(f"edited {rel}")
+
+
+def _stubs_only(bench: Bench, rel: str, content: str) -> None:
+    """A file this phase may change with stubs only: refused when the new content adds
+    anything but stubs and declarations, compared with the file before the run."""
+    sandbox = bench.sandbox
+    if sandbox.classifier.kind(rel) in sandbox.writable or not sandbox.stubs:
+        return
+    from tddgit.detectors.jsstubs import non_stub_additions_js
+    from tddgit.detectors.stubs import non_stub_additions
+
+    path = sandbox.root / rel
+    before = bench.workspace.original(rel) if rel in bench.workspace.touched else None
+    if rel not in bench.workspace.touched and path.is_file():
+        before = path.read_bytes()
+    old = before.decode("utf-8", "replace") if before is not None else None
+    if rel.endswith((".py", ".pyi")):
+        found = non_stub_additions(old, content, rel)
+    elif rel.endswith((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")):
+        found = non_stub_additions_js(old, content, rel)
+    else:
+        raise Denied(f"{rel}: {sandbox.read_only_reason} (stubs are judged in Python and JS/TS)")
+    if found:
+        shown = "; ".join(found[:3]) + (" …" if len(found) > 3 else "")
+        raise Denied(
+            f"{rel}: a red step adds production stubs only (a body of `raise "
+            f"NotImplementedError` or `pass`), not behaviour: {shown}"
+        )
 
 
 def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
@@ -170,7 +241,8 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
         classifier = bench.sandbox.classifier
         wanted = tuple(r for r in bench.workspace.touched if classifier.kind(r) is Kind.TEST)
         wanted = tuple(r for r in wanted if (bench.sandbox.root / r).is_file())
-    result = run_work_tree(bench.repo, bench.config, wanted)
+    with bench.running():
+        result = run_work_tree(bench.repo, bench.config, wanted)
     shown = list(result.tests)
     if bench.targets and not args.get("tests"):
         # the whole suite ran: the targets' lights, and any other test that does not pass
@@ -182,28 +254,17 @@ def _run_tests(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
             for t in result.tests
             if is_target(t.id, bench.targets) or t.outcome not in OK_OUTCOMES
         ]
-    tests = [
-        {
-            "id": t.id,
-            "light": t.light.value,
-            "outcome": t.outcome.value,
-            "cause": t.cause.value if t.cause else None,
-            "message": t.message[:500],
-        }
-        for t in shown[:MAX_TESTS_SHOWN]
-    ]
-    payload: dict[str, object] = {
-        "tests": tests,
-        "totals": result.totals(),
-        "timed_out": result.timed_out,
-    }
+    from tddgit.agent.feedback import payload
+
+    data = payload(result, shown)
     if not result.tests and result.output_tail:
-        payload["output"] = result.output_tail[-2000:]
-    return ToolOutcome(redact(json.dumps(payload, ensure_ascii=False)), run=result)
+        data["output"] = result.output_tail[-2000:]
+    return ToolOutcome(redact(json.dumps(data, ensure_ascii=False)), run=result)
 
 
 def _finish(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    judgement = judge(bench, args["summary"])
+    with bench.running():
+        judgement = judge(bench, args["summary"])
     return ToolOutcome(judgement.feedback, not judgement.holds, judgement)
 
 
@@ -217,8 +278,13 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "read_file",
-        "Read one text file of the repository (at most 100 KB).",
-        {"path": ("string", "the file, relative to the repository root")},
+        "Read one text file of the repository (at most 100 KB), each line numbered "
+        "(number, tab, text); a re-read of an unchanged range says so instead.",
+        {
+            "path": ("string", "the file, relative to the repository root"),
+            "offset": ("integer", "the first line to read (default 1)"),
+            "limit": ("integer", "how many lines to read (default 2000)"),
+        },
         ("path",),
         _read_file,
     ),
@@ -315,13 +381,18 @@ def _checked(tool: Tool, raw: object) -> Mapping[str, Any]:
         if name not in tool.fields:
             raise ToolInputError(f"unknown field {name!r}; the input is {_shape(tool)}")
         kind = tool.fields[name][0]
-        ok = (
-            isinstance(value, list) and all(isinstance(v, str) for v in value)
-            if kind == "strings"
-            else isinstance(value, str)
-        )
+        if kind == "strings":
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        elif kind == "integer":  # a number written as a string is taken as meant
+            ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+                isinstance(value, str) and value.strip().isdigit()
+            )
+        else:
+            ok = isinstance(value, str)
         if not ok:
-            expected = "a list of strings" if kind == "strings" else "a string"
+            expected = {"strings": "a list of strings", "integer": "a whole number"}.get(
+                kind, "a string"
+            )
             raise ToolInputError(f"field {name!r} must be {expected}")
     return raw
 

@@ -25,6 +25,10 @@ class Workspace:
         self.root = repo.root.resolve()
         self._original: dict[str, bytes | None] = {}
         self._created_dirs: list[Path] = []
+        # files and directories the tests changed or created (agent.census): put back
+        # with the run's own, never staged
+        self._by_tests: dict[str, bytes | None] = {}
+        self._test_dirs: list[Path] = []
 
     @property
     def touched(self) -> list[str]:
@@ -35,7 +39,10 @@ class Workspace:
         if rel in self._original:
             return
         path = self.root / rel
-        self._original[rel] = path.read_bytes() if path.is_file() else None
+        if rel in self._by_tests:  # a test wrote it first: its bytes before that count
+            self._original[rel] = self._by_tests.pop(rel)
+        else:
+            self._original[rel] = path.read_bytes() if path.is_file() else None
         missing = []
         for parent in path.parents:
             if parent == self.root or parent.exists():
@@ -64,6 +71,24 @@ class Workspace:
                 del self._created_dirs[dirs:]
             raise
 
+    def adopt(self, rel: str, original: bytes | None) -> None:
+        """A file a test run changed, created (``original`` None) or deleted."""
+        if rel not in self._original and rel not in self._by_tests:
+            self._by_tests[rel] = original
+
+    def adopt_dir(self, path: Path) -> None:
+        """A directory a test run created (removed when empty, deepest first)."""
+        if path not in self._test_dirs:
+            self._test_dirs.append(path)
+
+    def original(self, rel: str) -> bytes | None:
+        """``rel``'s bytes before the run first wrote it (None: it did not exist)."""
+        return self._original.get(rel)
+
+    @property
+    def written_by_tests(self) -> list[str]:
+        return sorted(self._by_tests)
+
     def changed(self) -> bool:
         """Whether any file the run wrote differs from what it was before the run."""
         return any(data != self._original[rel] for rel, data in self.snapshot().items())
@@ -81,15 +106,11 @@ class Workspace:
         for rel in self._original:
             path = self.root / rel
             # a file first written after the snapshot was taken goes back to its original
-            data = state[rel] if rel in state else self._original[rel]
-            if data is None:
-                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                    path.unlink()
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+            _put_back(path, state[rel] if rel in state else self._original[rel])
+        for rel, original in self._by_tests.items():  # test output never is a state
+            _put_back(self.root / rel, original)
         if snapshot is None:
-            for directory in self._created_dirs:
+            for directory in [*self._created_dirs, *sorted(self._test_dirs, key=_depth)]:
                 with contextlib.suppress(OSError):
                     os.rmdir(directory)  # only if empty: never remove what is not ours
 
@@ -117,3 +138,16 @@ class Workspace:
         gone = [rel for rel in paths if rel not in in_head]
         if gone:
             self.repo.git("update-index", "--force-remove", "--", *gone)
+
+
+def _put_back(path: Path, data: bytes | None) -> None:
+    if path.is_symlink() or (data is None and path.exists()):
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            path.unlink()
+    if data is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def _depth(path: Path) -> int:
+    return -len(path.parts)  # deepest first

@@ -295,7 +295,8 @@ def _run(
         code = 0 if not yes else 1
     if as_json:
         result["steps"] = [
-            {"phase": s.name, "holds": s.holds, "commit": s.commit} for s in run.steps
+            {"phase": s.name, "holds": s.holds, "succeeded": s.succeeded, "commit": s.commit}
+            for s in run.steps
         ]
         result["stopped"] = run.stopped
         result["unavailable"] = run.unavailable

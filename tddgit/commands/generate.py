@@ -29,6 +29,7 @@ _FIXES = {
     "max-turns": "raise --max-turns (llm.max_turns), or narrow the spec",
     "token-budget": "raise llm.token_budget, or narrow the spec and --context",
     "model-refused": "read the transcript; rephrase the spec",
+    "no-tool": "read the transcript: answer what the model asked in the spec or --context",
     "gate-fatal": "fix the test suite (it hangs or crashes) and run again",
 }
 

@@ -41,6 +41,17 @@ class StepResult:
     def holds(self) -> bool:
         return self.commit is not None
 
+    @property
+    def nothing_to_do(self) -> bool:
+        """A refactor the model found nothing for: a step that succeeded, with no commit."""
+        from tddgit.agent.loop import NOTHING
+
+        return self.report is not None and self.report.end.status == NOTHING
+
+    @property
+    def succeeded(self) -> bool:
+        return self.holds or self.nothing_to_do
+
 
 @dataclass
 class CycleRun:
@@ -61,7 +72,7 @@ class CycleRun:
 
     @property
     def every_gate_held(self) -> bool:
-        return self.stopped is None and all(s.holds for s in self.steps if s.report)
+        return self.stopped is None and all(s.succeeded for s in self.steps if s.report)
 
 
 def cycle_steps(refactor: bool, start: str = "red") -> tuple[str, ...]:
@@ -131,6 +142,8 @@ def run_steps(
             break
         step = StepResult(name, report)
         run.steps.append(step)
+        if step.nothing_to_do:
+            continue  # "nothing to refactor" is a refactor that succeeded
         if not report.holds:
             run.stopped = f"{name}: {report.end.message}"
             if report.end.status == COST and max_cost is not None:

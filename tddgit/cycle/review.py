@@ -61,9 +61,18 @@ def review_lines(repo: Repo, branch: str, base: str, run: CycleRun, cwd: Path) -
     lines.append(f"  tokens: {tokens_in} in / {tokens_out} out, {price}")
     for step in run.steps:
         state = "held" if step.holds else "refused"
+        if step.nothing_to_do:
+            state = f"nothing to {step.name}"
         lines.append(f"  {step.name}: {state}")
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
+        held = [s.name for s in run.steps if s.holds]
+        following = {"red": "green", "green": "refactor"}.get(held[-1]) if held else None
+        if following:
+            lines.append(
+                f"  resume: the committed steps stay on {branch}: merge them "
+                f"({merge_command(branch)}), then `tddgit generate {following} --commit`"
+            )
     if run.unavailable:
         lines.append(f"  {run.unavailable}: not available in this build (not run)")
     return lines

@@ -105,7 +105,7 @@ def plan_with_model(
     Raises ``Refused`` (exit 1) with the last problems when it never does."""
     settings = Settings.from_config(config, repo.root, model=model)
     check_sendable(spec, settings.secret_globs)
-    provider = make_provider(settings)  # no key: a usage error before anything is written
+    provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     model_name = provider.model_name(settings.model)
     transcript = Transcript(repo)
     transcript.record("start", phase="plan", provider=provider.name, model=model_name,

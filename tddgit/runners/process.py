@@ -133,6 +133,12 @@ def run_command(
     shell = isinstance(argv, str)
     start = time.monotonic()
     faults.point("run.before")
+    from tddgit.jail import active, wrap
+
+    jail = active()
+    if jail is not None:  # code a model wrote: run it in the jail (tddgit.jail)
+        jailed_argv, jailed_env = wrap(jail, argv, cwd, env)
+        argv, env, shell = jailed_argv, jailed_env, False
     try:
         proc = subprocess.Popen(
             argv,

@@ -2,8 +2,8 @@
 
 The real ``anthropic`` SDK talks to it over HTTP through ``ANTHROPIC_BASE_URL``. Each POST
 to ``/v1/messages`` takes the next scripted answer: a message (HTTP 200) or a
-:class:`Status` (an error status with the API's error body and ``retry-after: 0``, so the
-SDK's retries do not sleep). A request after the script ran out gets a 500 that says so
+:class:`Status` (an error status with the API's error body and ``retry-after: 0`` unless
+the script says otherwise, so retries do not sleep). A request after the script ran out gets a 500 that says so
 (with ``x-should-retry: false``), which fails the test loudly.
 """
 
@@ -25,6 +25,7 @@ class Status:
     code: int
     kind: str = "overloaded_error"
     message: str = "scripted error"
+    retry_after: str | None = "0"  # None: no retry-after header (the client's own backoff)
 
 
 @dataclass
@@ -106,7 +107,8 @@ def _handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
                 exhausted = _error("api_error", "fake server: no scripted answer left")
                 self._send(500, exhausted, {"x-should-retry": "false"})
             elif isinstance(answer, Status):
-                self._send(answer.code, _error(answer.kind, answer.message), {"retry-after": "0"})
+                headers = {} if answer.retry_after is None else {"retry-after": answer.retry_after}
+                self._send(answer.code, _error(answer.kind, answer.message), headers)
             else:
                 self._send(200, answer, {})
 

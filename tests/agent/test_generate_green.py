@@ -62,13 +62,13 @@ def test_a_green_reached_in_three_rounds_runs_the_gate_twice_and_commits(
     message = first["messages"][0]["content"]
     assert "tests/test_sub.py::test_tc_1_five_minus_three: red" in message
     assert "Test file tests/test_sub.py (read-only" in message
-    assert "green step" in first["system"]
+    assert "green step" in first["system"][0]["text"]
     lights = json.loads(fake_api.tool_results(3)[0]["content"])
-    shown = {t["id"]: t["light"] for t in lights["tests"]}
+    shown = {t["id"]: t["light"] for t in lights["failing"]}
     assert shown == {
         "tests/test_sub.py::test_tc_1_five_minus_three": "red",
         "tests/test_sub.py::test_tc_2_negative": "red",
-    }  # the targets only: the passing test_add is in the totals
+    }  # the failing targets only: the passing test_add is in the totals
     assert lights["totals"]["total"] == 3 and lights["totals"]["passed"] == 1
     refusal = fake_api.tool_results(5)[0]
     assert refusal["is_error"] is True

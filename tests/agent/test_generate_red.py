@@ -197,19 +197,21 @@ def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
     assert code == 0, out + err
     first = fake_api.requests[0].body["messages"][0]["content"]
     assert "Context file build/notes.txt" in first and "ignored but wanted" in first
-    assert fake_api.tool_results(2)[0]["content"] == "ignored but wanted\n"
+    assert fake_api.tool_results(2)[0]["content"] == "1\tignored but wanted"
 
 
 def test_overloaded_twice_then_answered(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
     fake_api.push(Status(529), Status(529), write_tests(), finish())
     code, out, err = generate(project, "specs/sub.yaml")
     assert code == 0, out + err
-    assert len(fake_api.requests) == 4  # the SDK retried the first request twice
+    assert len(fake_api.requests) == 4  # the first request retried twice
 
 
 def test_overloaded_until_retries_run_out_exits_1_with_the_tree_as_it_was(
     project: GitRepo, fake_api: FakeMessagesAPI
 ) -> None:
+    project.write(".tddgit.yaml", "llm:\n  max_retries: 2\n")
+    project.commit("two retries", ".tddgit.yaml")
     before = snapshot_state(project)
     fake_api.push(write_tests(), Status(529), Status(529), Status(529))
     code, _, err = generate(project, "specs/sub.yaml")

@@ -90,7 +90,7 @@ def test_a_hostile_script_is_refused_and_leaks_nothing(
     assert "outside the repository" in by_call["../x"]
     assert "absolute paths are refused" in by_call[str(outside / "abs.py")]
     assert "outside the repository" in by_call["tests/escape/test_out.py"]
-    assert "production code is read-only in a red step" in by_call["calc.py"]
+    assert "a red step adds production stubs only" in by_call["calc.py"]
     assert "named like secrets" in by_call[".env"]
     assert "holds a private key block" in by_call["deploy/notes.txt"]
     assert "git ignores it" in by_call["local.cfg"]
@@ -133,7 +133,7 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
     first = [r["content"] for r in fake_api.tool_results(2)]
     assert all(r["is_error"] for r in fake_api.tool_results(2))
     assert first[0].startswith("error: there is no tool 'shell'; the tools are: list_files")
-    assert "the input must be a JSON object with {path}" in first[1]
+    assert "the input must be a JSON object with {path, offset?, limit?}" in first[1]
     assert "missing field 'content'" in first[2]
     assert "field 'path' must be a string" in first[3]
     assert "unknown field 'depth'" in first[4]

@@ -143,5 +143,5 @@ def test_cost_estimates_come_from_the_dated_price_table() -> None:
     assert estimate_cost("claude-sonnet-4-5-20250929", usage) == 3.0 + 1.5 + 0.3
     assert estimate_cost("some-unknown-model", usage) is None
     # a dated id costs as the longest alias it starts with, not a shorter family name
-    assert estimate_cost("claude-sonnet-5-5-20260930", usage) == 2.0 + 1.0 + 0.1
+    assert estimate_cost("claude-sonnet-5-5-20260930", usage) == 2.0 + 1.0 + 0.2
     assert estimate_cost("claude-sonnet-5-20260630", usage) == 2.0 + 1.0 + 0.2

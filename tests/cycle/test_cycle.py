@@ -339,3 +339,25 @@ def test_max_cost_stops_the_first_step_that_reaches_it(
     assert len(fake_api.requests) == 1  # red's first reply reached the budget
     assert "nothing to merge: the cycle made no commit" in out
     assert cycle_branches(project) == []
+
+
+def test_yes_merges_red_and_green_when_nothing_is_left_to_refactor(
+    project: GitRepo, fake_api: FakeMessagesAPI, no_terminal: None, all_phases: None
+) -> None:
+    from tests.agent.fakeapi import reply, text, tool
+    from tests.project import CALC_SUB
+
+    base = project.head()
+    fake_api.push(
+        *red_step(),
+        reply(tool("write_file", path="calc.py", content=CALC_SUB)),
+        reply(tool("finish", summary="sub")),
+        reply(text("The code is already clean: nothing to refactor."), stop="end_turn"),
+    )
+    code, out, err = cycle(project, "specs/sub.yaml", "--yes")
+    assert code == 0, out + err
+    assert "  refactor: nothing to refactor" in out and "stopped:" not in out
+    assert "approved: main fast-forwarded to tddgit/SPEC-SUB-1" in out
+    assert "turn 1: nothing to refactor" in err  # the step's progress line
+    assert len(project.git("rev-list", f"{base}..").split()) == 2
+    assert cycle_branches(project) == []

@@ -78,6 +78,14 @@ def test_tc_1_five_minus_three():
 """
 
 
+def unjailed(project: GitRepo) -> None:
+    """The test reports its pid through a file outside the repository, which the jail
+    would hide (and its pid namespace would make the pid meaningless here): these tests
+    are about signals, so the model's tests run unjailed."""
+    project.write(".tddgit.yaml", "llm:\n  sandbox: 'off'\n")
+    project.commit("no sandbox: the test reports its pid", ".tddgit.yaml")
+
+
 def _start(
     project: GitRepo,
     tmp_path: Path,
@@ -112,6 +120,7 @@ def _start(
 def test_sigterm_during_a_step_removes_the_worktree(
     project: GitRepo, fake_api: FakeMessagesAPI, tmp_path: Path
 ) -> None:
+    unjailed(project)
     project.write("notes.txt", "the user's\n")
     before = snapshot_state(project)
     proc, test_pid, tmpdir = _start(project, tmp_path, fake_api)
@@ -131,6 +140,7 @@ def test_sigterm_during_the_green_loop_removes_the_worktree(
     from tests.agent.fakeapi import reply, tool
     from tests.project import CALC_SUB
 
+    unjailed(project)
     project.write("notes.txt", "the user's\n")
     head = project.head()
     status = project.git("status", "--porcelain=v1", "--untracked-files=all")
@@ -165,6 +175,7 @@ def test_a_sigkilled_cycles_worktree_is_removed_by_the_next_run_and_nothing_else
     tmp_path: Path,
     then: tuple[str, ...],
 ) -> None:
+    unjailed(project)
     mine = tmp_path / "mine"
     project.git("worktree", "add", "-q", "--detach", str(mine))
     alive_lock = tmp_path / "alive"

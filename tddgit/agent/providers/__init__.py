@@ -8,7 +8,7 @@ refusal (exit 1), and the caller restores the tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -61,6 +61,24 @@ class Usage:
         )
 
 
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def _moving_breakpoint(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The messages, the last one's last block marked for caching (copies: the
+    conversation itself is never changed). A last message that is plain text (the first
+    turn's) is left as it is: the system prompt and tools are its cached prefix."""
+    out = list(messages)
+    if out and isinstance(out[-1].get("content"), list) and out[-1]["content"]:
+        last = dict(out[-1])
+        blocks = list(last["content"])
+        if isinstance(blocks[-1], Mapping):
+            blocks[-1] = {**blocks[-1], "cache_control": dict(EPHEMERAL)}
+            last["content"] = blocks
+            out[-1] = last
+    return out
+
+
 @dataclass(frozen=True)
 class Request:
     model: str
@@ -71,13 +89,20 @@ class Request:
     tool_choice: Mapping[str, Any] | None = None  # e.g. {"type": "tool", "name": ...}
 
     def body(self) -> dict[str, Any]:
-        """The request body exactly as it is sent (and recorded in the transcript)."""
+        """The request body exactly as it is sent (and recorded in the transcript), with
+        prompt-caching breakpoints (``cache_control``): on the last tool, on the system
+        prompt, and on the conversation's last block of tool results — a breakpoint that
+        moves with every turn, so each request reads the whole conversation before it
+        from the cache and writes only what is new."""
+        tools = [dict(t) for t in self.tools]
+        if tools:
+            tools[-1]["cache_control"] = dict(EPHEMERAL)
         body = {
             "model": self.model,
             "max_tokens": self.max_tokens,
-            "system": self.system,
-            "tools": list(self.tools),
-            "messages": list(self.messages),
+            "system": [{"type": "text", "text": self.system, "cache_control": dict(EPHEMERAL)}],
+            "tools": tools,
+            "messages": _moving_breakpoint(self.messages),
         }
         if self.tool_choice is not None:
             body["tool_choice"] = dict(self.tool_choice)
@@ -109,7 +134,7 @@ class Provider(Protocol):
     def complete(self, request: Request) -> Reply: ...
 
 
-def make_provider(settings: Settings) -> Provider:
+def make_provider(settings: Settings, on_wait: Callable[[str], None] | None = None) -> Provider:
     """The configured provider (``llm.provider``), its module imported only now."""
     if settings.provider == "replay":
         from tddgit.agent.providers.replay import ReplayProvider
@@ -117,7 +142,7 @@ def make_provider(settings: Settings) -> Provider:
         return ReplayProvider(settings)
     from tddgit.agent.providers.anthropic import AnthropicProvider
 
-    return AnthropicProvider(settings)
+    return AnthropicProvider(settings, on_wait)
 
 
 __all__ = ["Provider", "Reply", "Request", "Usage", "make_provider"]
