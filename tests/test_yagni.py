@@ -64,6 +64,9 @@ def red(repo: GitRepo) -> GitRepo:
     imports the production module."""
     start_project(repo)
     repo.write("tests/conftest.py", CONFTEST, dedent=False)
+    # These tests pin yagni's findings exactly: the mutation check (its own findings,
+    # e.g. `+ OFFSET` where OFFSET is 0) is tests/mutation's.
+    repo.write(".tddgit.yaml", 'green:\n  mutation: "off"\n')
     repo.commit("conftest")
     stage_red(repo)
     proc = repo.tddgit("red", "-m", "red: sub")
@@ -126,7 +129,7 @@ def test_all_added_lines_executed_no_finding(red: GitRepo, tmp_path: Path) -> No
 
 
 def test_block_refuses_with_rule_yagni(red: GitRepo) -> None:
-    configure(red, "green:\n  yagni: block\n")
+    configure(red, 'green:\n  yagni: block\n  mutation: "off"\n')
     head = red.head()
     data = green(red, CALC_SUB_BRANCH)
     assert data["returncode"] == 1
@@ -149,6 +152,9 @@ def test_off_measures_nothing(red: GitRepo, tmp_path: Path) -> None:
 def test_probe_does_not_import_coverage_when_not_asked(repo: GitRepo, tmp_path: Path) -> None:
     start_project(repo)
     repo.write("tests/conftest.py", CONFTEST, dedent=False)
+    # These tests pin yagni's findings exactly: the mutation check (its own findings,
+    # e.g. `+ OFFSET` where OFFSET is 0) is tests/mutation's.
+    repo.write(".tddgit.yaml", 'green:\n  mutation: "off"\n')
     repo.commit("conftest")
     stage_red(repo)
     modules = tmp_path / "modules.txt"

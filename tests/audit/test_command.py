@@ -12,7 +12,7 @@ RULE_IDS = (
     "pre-test-code, green-without-red, test-after-fact, test-edited-in-green, "
     "refactor-changes-tests, tests-removed, refactor-while-red, missing-evidence, "
     "evidence-contradiction, evidence-rebased, squashed-steps, over-mocking, "
-    "broad-assertion, yagni"
+    "broad-assertion, yagni, unpinned-green-line"
 )
 
 
