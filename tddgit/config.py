@@ -24,10 +24,24 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "test_*.py",
     "*_test.py",
     "conftest.py",
+    # Django: an app's tests module, the book's functional tests (a file or a package)
+    "tests.py",
+    "functional_tests.py",
+    "**/functional_tests/**",
+    "*Tests.py",
     # JS / TS
     "*.test.*",
     "*.spec.*",
     "**/__tests__/**",
+    "test.js",
+    "test.mjs",
+    "test.cjs",
+    "test.ts",
+    "*.test-d.ts",  # tsd type tests
+    # Cypress and Playwright end-to-end specs
+    "*.cy.*",
+    "**/cypress/**",
+    "**/e2e/**",
     # Go
     "*_test.go",
     # Java / Kotlin
@@ -109,6 +123,28 @@ DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
     "**/node_modules/**",
     "**/vendor/**",
     ".github/**",
+    "benchmark*.*",
+    "**/benchmarks/**",
+)
+
+# Copies of other people's code kept in the repository, and generated files: neither test
+# nor production, whatever their names say (a vendored test framework is not the
+# project's tests). The audit adds the paths .gitattributes marks linguist-vendored or
+# linguist-generated.
+DEFAULT_VENDORED_GLOBS: tuple[str, ...] = (
+    "**/vendor/**",
+    "**/vendored/**",
+    "**/third_party/**",
+    "**/third-party/**",
+    "**/node_modules/**",
+    "**/site-packages/**",
+    "**/.venv/**",
+    "**/venv/**",
+    "**/bower_components/**",
+    "*.min.js",
+    "*.min.css",
+    "*.bundle.js",
+    "*-[0-9]*.[0-9]*.js",  # a versioned copy: jquery-3.3.1.js, qunit-2.9.2.js
 )
 
 # Files whose name says they hold secrets: never read by, nor sent to, a model.
@@ -164,6 +200,12 @@ KEYS: tuple[KeySpec, ...] = (
         "globs",
         DEFAULT_OTHER_GLOBS,
         "source-looking paths that are build or tooling files, never production code",
+    ),
+    KeySpec(
+        "vendored_globs",
+        "globs",
+        DEFAULT_VENDORED_GLOBS,
+        "vendored and generated paths: neither test nor production",
     ),
     KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
     KeySpec("runner", "str", "auto", "pytest | junit | command | auto (detected)", RUNNERS),
