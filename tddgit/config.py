@@ -145,6 +145,7 @@ DEFAULT_VENDORED_GLOBS: tuple[str, ...] = (
     "*.min.css",
     "*.bundle.js",
     "*-[0-9]*.[0-9]*.js",  # a versioned copy: jquery-3.3.1.js, qunit-2.9.2.js
+    "**/migrations/[0-9][0-9][0-9][0-9]_*.py",  # Django's generated migrations
 )
 
 # Files whose name says they hold secrets: never read by, nor sent to, a model.

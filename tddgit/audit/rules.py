@@ -147,32 +147,31 @@ def _is_js(path: str) -> bool:
 
 
 def _judged(changes: tuple[FileChange, ...]) -> list[FileChange]:
-    """The Python and JS/TS files of a change, up to its first other one (which decides)."""
-    out = []
-    for f in changes:
-        if not (_is_python(f.path) or _is_js(f.path)):
-            break
-        out.append(f)
-    return out
+    """The files of a change whose contents are read to judge it (all of them: whether a
+    change adds code at all is read from any language's lines)."""
+    return list(changes)
 
 
 def _non_stub(
     c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
 ) -> list[str]:
+    from tddgit.audit.changes import adds_code
     from tddgit.blobs import as_text
     from tddgit.detectors.jsstubs import non_stub_additions_js
     from tddgit.detectors.stubs import non_stub_additions
 
     for f in changes:
         is_js = _is_js(f.path)
-        if not is_js and not _is_python(f.path):
-            return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         new = as_text(blobs.get((c.sha, f.path)))
         if new is None:
             return [f"{f.path}: unreadable or too large to judge"]
         old = None
         if c.parents and f.status in ("M", "R", "C", "T"):
             old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
+        if not adds_code(old, new, f.path):
+            continue  # deletions, comments, docstrings, annotations: no code added
+        if not is_js and not _is_python(f.path):
+            return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
         if lines:
             return lines
@@ -197,26 +196,18 @@ def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     if v.phase == "red":
         stubs.defer(v.commit, changed, "a red step adds")  # the gate's rule: stubs allowed
         return _NONE
-    # Outside a red, only new Python files are judged for stubs (a new module skeleton is
-    # where stubs appear); reading and parsing every modified file of every commit would
-    # break the audit's throughput budget, so a modification counts as code.
-    decided = next((f for f in changed if f.status != "A" or not _is_python(f.path)), None)
-    if decided is None:
-        stubs.defer(v.commit, changed, "adds")
-        return _NONE
-    return (
-        finding(
-            "pre-test-code",
-            v.sha,
-            f"adds production code with no failing test: {decided.path}",
-            files=tuple(f.path for f in changed),
-        ),
-    )
+    # Judged from both versions of each file, with the others of its batch: a change that
+    # only deletes, or only touches comments, docstrings or annotations adds no code
+    # (tddgit.audit.changes), and stubs are allowed as in a red.
+    stubs.defer(v.commit, changed, "adds")
+    return _NONE
 
 
 def check_green_without_red(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     if v.phase != "green" or v.before.red is not None:
         return _NONE
+    if v.source == "files" and v.before.green_left > 0:
+        return _NONE  # a green made over several commits (tddgit.audit.lineage)
     return (
         finding(
             "green-without-red",

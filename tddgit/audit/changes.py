@@ -1,0 +1,296 @@
+"""What a change to one file does, read from its two versions (issue 27: read what
+changed, not only which files).
+
+- ``adds_code``: does a production change add code at all? Not when it only deletes, or
+  only changes comments, docstrings or type annotations (Python by AST; every language by
+  its added lines).
+- ``adds_test_behaviour``: does a test change add or change what the tests check? A new
+  test case, a changed expectation, a new failure; not a rename, formatting, lint, a
+  helper extracted, a conflict resolved, tests converted to parametrize.
+
+Both are deliberately simple and language-light: a reviewer's first glance, not a proof.
+Only the evidence of a run proves anything (``--verify``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+# A line that is only a comment (or the middle of a block comment), in the common languages.
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|--|<!--|-->|;)")
+# Calls that check something, by name (assertEqual, expect, should, pytest.raises, fail);
+# a project's own helpers (check_row) are not counted: extracting one checks nothing new.
+_CHECK_NAME = re.compile(r"^(?:assert|expect|fail|raises|should)", re.I)
+# Lines of other languages' tests that add a case or a check.
+_TEST_LINE = re.compile(
+    r"@Test\b|@ParameterizedTest|\[(?:Fact|Theory|Test|TestMethod|TestCase|InlineData)\b"
+    r"|\bassert|\bAssert\.|\bexpect\s*\(|\.should|\bShould[A-Z]|\bfail\s*\("
+    r"|\b(?:it|test|specify|describe)(?:\.each|\.only)?\s*\(\s*['\"`]|#\[test\]|\bfunc Test"
+)
+_JS_TITLE = re.compile(r"\b(?:it|test|specify)(?:\.\w+)?\s*\(\s*(['\"`])(.*?)\1")
+_JS_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`]*`|\b\d+(?:\.\d+)?\b")
+_JS_CHECK_LINE = re.compile(r"\bexpect\s*\(|\bassert\w*|\bt\.\w+\s*\(|\.should|\bfail\s*\(")
+
+
+def _is_python(path: str) -> bool:
+    return path.endswith((".py", ".pyi"))
+
+
+def _is_js(path: str) -> bool:
+    return path.endswith((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"))
+
+
+def added_lines(old: str, new: str) -> list[str]:
+    """The lines of ``new`` that ``old`` does not have (a diff's + lines), without those
+    inside a block comment (``/* ... */``) of ``new``."""
+    a, b = old.splitlines(), new.splitlines()
+    hidden = _block_comment_lines(new) if "/*" in new else set()
+    out: list[str] = []
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("insert", "replace"):
+            out += [b[j] for j in range(j1, j2) if j not in hidden]
+    return out
+
+
+def _block_comment_lines(text: str) -> set[int]:
+    """Indexes of the lines that lie wholly inside a ``/* ... */`` comment."""
+    out: set[int] = set()
+    for m in re.finditer(r"/\*.*?\*/", text, re.DOTALL):
+        first = text.count("\n", 0, m.start())
+        last = text.count("\n", 0, m.end())
+        before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        after_end = text.find("\n", m.end())
+        after = text[m.end() : after_end if after_end >= 0 else len(text)]
+        lo = first if not before.strip() else first + 1
+        hi = last if not after.strip() else last - 1
+        out.update(range(lo, hi + 1))
+    return out
+
+
+def _meaningful(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if ln.strip() and not _COMMENT_LINE.match(ln)]
+
+
+# --- production -------------------------------------------------------------------------
+
+
+def _strip_python(tree: ast.AST) -> str:
+    """The AST without docstrings and annotations: what runs."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:]  # type: ignore[attr-defined]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+        elif isinstance(node, ast.arg):
+            node.annotation = None
+        elif isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
+    return ast.dump(tree)
+
+
+def adds_code(old: str | None, new: str | None, path: str) -> bool:
+    """False when the change from ``old`` (None: a new file) to ``new`` only deletes, or only
+    changes comments, blank lines, docstrings or type annotations."""
+    if new is None:
+        return True  # unreadable: the audit cannot tell, so it counts as code
+    if _is_python(path):
+        try:
+            before = _strip_python(ast.parse(old if old is not None else ""))
+            if before == _strip_python(ast.parse(new)):
+                return False  # the same code (an empty new module: a placeholder)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    return bool(_meaningful(added_lines(old or "", new)))
+
+
+# --- tests ------------------------------------------------------------------------------
+
+
+def _py_tests(tree: ast.Module) -> dict[str, str]:
+    """Test functions (``test*``, at any depth of classes) -> their body without docstring."""
+    out: dict[str, str] = {}
+
+    def walk(body: list[ast.stmt], scope: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                walk(node.body, f"{scope}{node.name}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                node.name.startswith("test")
+            ):
+                stmts = node.body
+                first = stmts[0] if stmts else None
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    stmts = stmts[1:]  # the docstring
+                out[scope + node.name] = "\n".join(ast.dump(s) for s in stmts)
+
+    walk(tree.body, "")
+    return out
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _constants(nodes: Iterator[ast.AST]) -> set[object]:
+    return {
+        n.value
+        for n in nodes
+        if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes, int, float, complex))
+    }
+
+
+class _Anon(ast.NodeTransformer):
+    """Names left out: a renamed variable checks the same thing."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="_", ctx=ast.Load())
+
+
+def _is_check(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assert) or (
+        isinstance(node, ast.Call) and bool(_CHECK_NAME.match(_call_name(node)))
+    )
+
+
+def _py_checks(tree: ast.Module) -> tuple[Counter[str], set[object]]:
+    """(the checks inside test functions, their names left out; the literal values of
+    parametrized test functions' decorators). Checks in helpers are not counted: a helper
+    extracted or used checks nothing new."""
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            continue
+        if not node.name.startswith("test"):
+            continue
+        params = {a.arg for a in node.args.args}
+        for d in node.decorator_list:
+            # parametrize("a, b", ...): the names of the parameters are no expectation
+            cases |= {
+                c
+                for c in _constants(ast.walk(d))
+                if not (isinstance(c, str) and {w.strip() for w in c.split(",")} <= params)
+            }
+        for sub in ast.walk(node):
+            if _is_check(sub):
+                checks[_check_key(sub)] += 1
+    # A script-style test (the TDD book's first functional test): checks at module level.
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for sub in ast.walk(stmt):
+                if _is_check(sub):
+                    checks[_check_key(sub)] += 1
+    return checks, cases
+
+
+def _check_key(node: ast.AST) -> str:
+    """A check without its names and its failure message (rewording a message or renaming
+    a variable changes no expectation)."""
+    node = copy.deepcopy(node)
+    if isinstance(node, ast.Assert):
+        node.msg = None
+    elif isinstance(node, ast.Call):
+        node.keywords = [k for k in node.keywords if k.arg != "msg"]
+    return ast.dump(_Anon().visit(node))
+
+
+def _py_behaviour(old: str | None, new: str) -> bool | None:
+    try:
+        new_tree = ast.parse(new)
+        old_tree = ast.parse(old) if old is not None else ast.Module(body=[], type_ignores=[])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    old_tests, new_tests = _py_tests(old_tree), _py_tests(new_tree)
+    old_bodies = set(old_tests.values())
+    fresh = [n for n, body in new_tests.items() if n not in old_tests and body not in old_bodies]
+    if fresh and len(new_tests) > len(old_tests):
+        return True  # more test cases than before, not renamed ones
+    old_checks, old_cases = _py_checks(old_tree)
+    new_checks, new_cases = _py_checks(new_tree)
+    every_old = _constants(ast.walk(old_tree))
+    if new_cases - old_cases - every_old:
+        return True  # a new parametrized case
+    added = [k for k, n in new_checks.items() if n > old_checks[k]]
+    if not added:
+        return False
+    if len(new_tests) < len(old_tests) and not any(
+        c not in every_old for c in _constants_of_dumps(new_tree, added)
+    ):
+        return False  # tests merged, their checks reworded: no new expectation
+    # Checks rewritten over parameters whose values all come from the old file: tests
+    # converted to parametrize, not a new expectation.
+    return not (new_cases and new_cases <= every_old)
+
+
+def _constants_of_dumps(tree: ast.Module, dumps: list[str]) -> set[object]:
+    """The literal values of the checks of ``tree`` whose anonymous dumps are ``dumps``."""
+    wanted = set(dumps)
+    out: set[object] = set()
+    for node in ast.walk(tree):
+        if _is_check(node) and _check_key(node) in wanted:
+            out |= _constants(ast.walk(node))
+    return out
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _js_behaviour(old: str | None, new: str) -> bool:
+    old = old or ""
+    old_titles = {t for _, t in _JS_TITLE.findall(old)}
+    new_titles = [t for _, t in _JS_TITLE.findall(new)]
+    fresh = [t for t in new_titles if t not in old_titles]
+    if fresh and len(new_titles) > len(old_titles):
+        return True
+    # A check line that the old file does not have, even re-wrapped: a new expectation.
+    flat = _squash(old)
+    return any(
+        _JS_CHECK_LINE.search(line) and _squash(line) not in flat
+        for line in _meaningful(added_lines(old, new))
+    )
+
+
+def adds_test_behaviour_many(changes: list[tuple[str, str | None, str | None]]) -> bool:
+    """``adds_test_behaviour`` over all the test files a commit changes, (path, old, new)
+    each: tests moved from one file to another (a split, a rename) are not new. Python
+    files are judged together, the others one by one."""
+    py = [(o, n) for p, o, n in changes if _is_python(p)]
+    if py:
+        if any(n is None for _, n in py):
+            return True
+        olds = "\n".join(o for o, _ in py if o)
+        news = "\n".join(n for _, n in py if n)
+        judged = _py_behaviour(olds or None, news)
+        if judged is None:  # one of them does not parse: one by one
+            judged = any(adds_test_behaviour(o, n, "x.py") for o, n in py)
+        if judged:
+            return True
+    return any(adds_test_behaviour(o, n, p) for p, o, n in changes if not _is_python(p))
+
+
+def adds_test_behaviour(old: str | None, new: str | None, path: str) -> bool:
+    """Does the change from ``old`` (None: a new file) to ``new`` add a test case or change
+    what a test checks? True when it cannot tell (an unreadable file)."""
+    if new is None:
+        return True
+    if _is_python(path):
+        judged = _py_behaviour(old, new)
+        if judged is not None:
+            return judged
+    elif _is_js(path):
+        return _js_behaviour(old, new)
+    return any(_TEST_LINE.search(ln) for ln in _meaningful(added_lines(old or "", new)))
