@@ -105,6 +105,10 @@ DEFAULT_SOURCE_GLOBS: tuple[str, ...] = tuple(
         "zig",
         "nim",
     ]
+) + (
+    # Django, Jinja and Rails templates: the pages the functional tests check
+    "**/templates/**/*.html",
+    "**/views/**/*.erb",
 )
 
 # Source-looking files that are build or tooling configuration, not production code.
@@ -125,6 +129,11 @@ DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
     ".github/**",
     "benchmark*.*",
     "**/benchmarks/**",
+    # Django's project configuration and server entry points
+    "settings.py",
+    "**/settings/*.py",
+    "wsgi.py",
+    "asgi.py",
 )
 
 # Copies of other people's code kept in the repository, and generated files: neither test

@@ -100,9 +100,17 @@ def _strip_python(tree: ast.AST) -> str:
     return ast.dump(tree)
 
 
-def adds_code(old: str | None, new: str | None, path: str) -> bool:
+def lines_of(text: str | None) -> set[str]:
+    """The meaningful lines of a text, without their spacing (for ``adds_code``)."""
+    return {_squash(ln) for ln in _meaningful(text.splitlines())} if text else set()
+
+
+def adds_code(
+    old: str | None, new: str | None, path: str, elsewhere: set[str] | None = None
+) -> bool:
     """False when the change from ``old`` (None: a new file) to ``new`` only deletes, or only
-    changes comments, blank lines, docstrings or type annotations."""
+    changes comments, blank lines, docstrings or type annotations, or only adds lines that
+    ``elsewhere`` (``lines_of`` the commit's other files before it) had: code moved."""
     if new is None:
         return True  # unreadable: the audit cannot tell, so it counts as code
     if _is_python(path):
@@ -112,7 +120,36 @@ def adds_code(old: str | None, new: str | None, path: str) -> bool:
                 return False  # the same code (an empty new module: a placeholder)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
-    return bool(_meaningful(added_lines(old or "", new)))
+    added = _meaningful(added_lines(old or "", new))
+    if elsewhere:
+        added = [ln for ln in added if _squash(ln) not in elsewhere]
+    return bool(added)
+
+
+# A line that only declares or stubs, in the C-like languages (C#, Java, Kotlin, JS/TS,
+# Go, Rust, Swift): braces, imports and exports, type and method signatures, a default
+# return, a not-implemented throw.
+_STUB_LINE = re.compile(
+    r"^\s*(?:[{}()\[\];,]*"
+    r"|(?:(?:import|using|package|namespace|module|use|mod)\b|export\s*\{).*"
+    r"|(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data"
+    r"|override|virtual|async|export|default|pub|suspend|inline)\s+)*"
+    r"(?:class|interface|object|enum|struct|record|trait|impl|type|fun|fn|func|function"
+    r"|void|def)\b[^=;]*[{(]?[^;]*$"
+    r"|(?:(?:public|private|protected|internal|static|override|virtual|abstract|async)\s+)+"
+    r"[\w<>\[\],.? ]+\([^)]*\)\s*(?:\{|=>)?\s*\}?$"
+    r"|return\s*(?:null|nil|None|0|false|true|\[\]|\{\}|\"\"|''|default|string\.Empty"
+    r"|emptyList\(\)|undefined)?\s*;?\s*\}?"
+    r"|throw\s+new\s+\w*(?:NotImplemented|UnsupportedOperation)\w*\([^)]*\)\s*;?"
+    r"|(?:TODO|todo!|unimplemented!|panic)\([^)]*\)\s*;?"
+    r"|.*=\s*TODO\(\)\s*;?)\s*$"
+)
+
+
+def only_stubs(old: str | None, new: str) -> bool:
+    """Does the change add only declarations and stubs (judged line by line, for the
+    languages the AST-based stub judges do not read)?"""
+    return all(_STUB_LINE.match(ln) for ln in _meaningful(added_lines(old or "", new)))
 
 
 # --- tests ------------------------------------------------------------------------------
@@ -294,3 +331,19 @@ def adds_test_behaviour(old: str | None, new: str | None, path: str) -> bool:
     elif _is_js(path):
         return _js_behaviour(old, new)
     return any(_TEST_LINE.search(ln) for ln in _meaningful(added_lines(old or "", new)))
+
+
+def changes_existing_checks(old: str | None, new: str | None, path: str) -> bool:
+    """Does the change remove or alter a check ``old`` had (the test bent, not extended)?"""
+    if old is None or new is None:
+        return new is None
+    if _is_python(path):
+        try:
+            before, _ = _py_checks(ast.parse(old))
+            after, _ = _py_checks(ast.parse(new))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True
+        return any(n > after[k] for k, n in before.items())
+    flat = _squash(new)
+    check = _JS_CHECK_LINE if _is_js(path) else _TEST_LINE
+    return any(check.search(ln) and _squash(ln) not in flat for ln in _meaningful(old.splitlines()))

@@ -84,15 +84,22 @@ class StubJudge:
 
     def __init__(self, blobs: BlobReader) -> None:
         self.blobs = blobs
-        self._pending: list[tuple[Commit, tuple[FileChange, ...], str]] = []
+        # (commit, changed files, where, files it deleted or renamed: code may move from them)
+        self._pending: list[tuple[Commit, tuple[FileChange, ...], str, tuple[FileChange, ...]]] = []
         self.settled: list[Finding] = []  # findings of batches judged during the pass
         self._later: dict[str, Deferred] = {}
 
-    def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
+    def defer(
+        self,
+        commit: Commit,
+        changes: tuple[FileChange, ...],
+        where: str,
+        gone: tuple[FileChange, ...] = (),
+    ) -> None:
         """Judge ``changes`` later: with a batch of others, during the pass (their blob
         reads then overlap with git's stream; the findings wait in ``settled`` for the
         pass to take them), or at the end (``resolve``)."""
-        self._pending.append((commit, changes, where))
+        self._pending.append((commit, changes, where, gone))
         if len(self._pending) >= STUB_BATCH:
             self.settled += self._resolve_stubs()
 
@@ -116,15 +123,17 @@ class StubJudge:
     def _resolve_stubs(self) -> list[Finding]:
         """The ``pre-test-code`` findings of every deferred candidate."""
         wanted: list[tuple[str, str]] = []
-        for c, changes, _ in self._pending:
+        for c, changes, _, gone in self._pending:
             for f in _judged(changes):
                 wanted.append((c.sha, f.path))
                 if c.parents and f.status in ("M", "R", "C", "T"):
                     wanted.append((c.parents[0], f.old_path or f.path))
+            if c.parents:
+                wanted += [(c.parents[0], f.old_path or f.path) for f in gone]
         blobs = dict(zip(wanted, self.blobs.read_many(wanted), strict=True))
         out = []
-        for c, changes, where in self._pending:
-            lines = _non_stub(c, changes, blobs)
+        for c, changes, where, gone in self._pending:
+            lines = _non_stub(c, changes, blobs, gone)
             if lines:
                 out.append(
                     finding(
@@ -153,13 +162,22 @@ def _judged(changes: tuple[FileChange, ...]) -> list[FileChange]:
 
 
 def _non_stub(
-    c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
+    c: Commit,
+    changes: tuple[FileChange, ...],
+    blobs: dict[tuple[str, str], bytes | None],
+    gone: tuple[FileChange, ...] = (),
 ) -> list[str]:
-    from tddgit.audit.changes import adds_code
+    from tddgit.audit.changes import adds_code, lines_of, only_stubs
     from tddgit.blobs import as_text
     from tddgit.detectors.jsstubs import non_stub_additions_js
     from tddgit.detectors.stubs import non_stub_additions
 
+    # Lines the commit's other files had before: code moved between files is not new.
+    elsewhere: set[str] = set()
+    if c.parents and (gone or len(changes) > 1):
+        for f in (*changes, *gone):
+            if f.status != "A":
+                elsewhere |= lines_of(as_text(blobs.get((c.parents[0], f.old_path or f.path))))
     for f in changes:
         is_js = _is_js(f.path)
         new = as_text(blobs.get((c.sha, f.path)))
@@ -168,8 +186,10 @@ def _non_stub(
         old = None
         if c.parents and f.status in ("M", "R", "C", "T"):
             old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
-        if not adds_code(old, new, f.path):
+        if not adds_code(old, new, f.path, elsewhere):
             continue  # deletions, comments, docstrings, annotations: no code added
+        if not _is_python(f.path) and only_stubs(old, new):
+            continue  # declarations and stubs, line by line (C#, Kotlin, Java, JS, Go ...)
         if not is_js and not _is_python(f.path):
             return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
@@ -193,13 +213,14 @@ def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     changed = tuple(f for f in v.prods if f.status in ("A", "M", "T"))
     if not changed:
         return _NONE
+    gone = tuple(f for f in v.prods if f.status in ("D", "R"))
     if v.phase == "red":
-        stubs.defer(v.commit, changed, "a red step adds")  # the gate's rule: stubs allowed
+        stubs.defer(v.commit, changed, "a red step adds", gone)  # the gate: stubs allowed
         return _NONE
     # Judged from both versions of each file, with the others of its batch: a change that
     # only deletes, or only touches comments, docstrings or annotations adds no code
     # (tddgit.audit.changes), and stubs are allowed as in a red.
-    stubs.defer(v.commit, changed, "adds")
+    stubs.defer(v.commit, changed, "adds", gone)
     return _NONE
 
 
@@ -223,7 +244,11 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
     if v.phase != "green" or red is None or not v.tests:
         return _NONE
     edited = tuple(
-        f.path for f in v.tests if f.status != "A" and (f.old_path or f.path) in v.before.red_tests
+        f.path
+        for f in v.tests
+        if f.status != "A"
+        and (f.old_path or f.path) in v.before.red_tests
+        and _bends(v.commit, f, stubs.blobs)
     )
     if not edited:
         return _NONE
@@ -237,6 +262,18 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
             files=edited,
         ),
     )
+
+
+def _bends(c: Commit, f: FileChange, blobs: BlobReader) -> bool:
+    """Does a green's change to its red's test file alter or remove a check the test had
+    (new cases beside them bend nothing)?"""
+    from tddgit.audit.changes import changes_existing_checks
+    from tddgit.blobs import as_text
+
+    if f.status == "D" or not c.parents:
+        return True
+    old = as_text(blobs.read(c.parents[0], f.old_path or f.path))
+    return changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
 
 
 def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
