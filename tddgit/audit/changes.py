@@ -18,6 +18,7 @@ import ast
 import copy
 import difflib
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 
@@ -35,6 +36,13 @@ _TEST_LINE = re.compile(
 _JS_TITLE = re.compile(r"\b(?:it|test|specify)(?:\.\w+)?\s*\(\s*(['\"`])(.*?)\1")
 _JS_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`]*`|\b\d+(?:\.\d+)?\b")
 _JS_CHECK_LINE = re.compile(r"\bexpect\s*\(|\bassert\w*|\bt\.\w+\s*\(|\.should|\bfail\s*\(")
+
+
+def _parse(text: str) -> ast.Module:
+    """``ast.parse`` without the SyntaxWarnings old code raises (invalid escapes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
 
 
 def _is_python(path: str) -> bool:
@@ -115,8 +123,8 @@ def adds_code(
         return True  # unreadable: the audit cannot tell, so it counts as code
     if _is_python(path):
         try:
-            before = _strip_python(ast.parse(old if old is not None else ""))
-            if before == _strip_python(ast.parse(new)):
+            before = _strip_python(_parse(old if old is not None else ""))
+            if before == _strip_python(_parse(new)):
                 return False  # the same code (an empty new module: a placeholder)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
@@ -246,8 +254,8 @@ def _check_key(node: ast.AST) -> str:
 
 def _py_behaviour(old: str | None, new: str) -> bool | None:
     try:
-        new_tree = ast.parse(new)
-        old_tree = ast.parse(old) if old is not None else ast.Module(body=[], type_ignores=[])
+        new_tree = _parse(new)
+        old_tree = _parse(old) if old is not None else ast.Module(body=[], type_ignores=[])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     old_tests, new_tests = _py_tests(old_tree), _py_tests(new_tree)
@@ -339,8 +347,8 @@ def changes_existing_checks(old: str | None, new: str | None, path: str) -> bool
         return new is None
     if _is_python(path):
         try:
-            before, _ = _py_checks(ast.parse(old))
-            after, _ = _py_checks(ast.parse(new))
+            before, _ = _py_checks(_parse(old))
+            after, _ = _py_checks(_parse(new))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return True
         return any(n > after[k] for k, n in before.items())

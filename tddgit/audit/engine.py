@@ -228,7 +228,11 @@ class Auditor:
             if m.phase.startswith("tcr-"):
                 return None, "message", m.rule, m.phase
             if m.phase == "red-if-tests" and any(f.status != "D" for f in tests):
-                return "red", "message", m.rule, None
+                if prods:
+                    return "red", "message", m.rule, None
+                # a `test:` commit is red only when it checks something new
+                judged = self._test_only(c, subject, tests)
+                return ("red", "message", m.rule, None) if judged[0] == "red" else judged
             if m.phase == "green-if-red" and before.red is not None:
                 return "green", "message", m.rule, None
         elif tests and not subject.isascii():
