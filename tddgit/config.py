@@ -219,6 +219,18 @@ KEYS: tuple[KeySpec, ...] = (
         "vendored and generated paths: neither test nor production",
     ),
     KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
+    KeySpec(
+        "audit.red_window_commits",
+        "int",
+        10,
+        "audit: an inferred red lapses after this many steps on its lineage without a green",
+    ),
+    KeySpec(
+        "audit.red_window_days",
+        "number",
+        14,
+        "audit: an inferred red lapses after this many days without a green",
+    ),
     KeySpec("runner", "str", "auto", "pytest | junit | command | auto (detected)", RUNNERS),
     KeySpec("test_command", "str?", None, "command that runs the tests (per runner default)"),
     KeySpec("junit_xml", "str?", None, "junit runner: path or glob of the XML report(s)"),

@@ -158,6 +158,11 @@ def run_audit(
             boundary=frozenset(shallow_boundary(repo)),
             sink=spool,
             by_tree=_tree_cache(repo),
+            red_window=(
+                int(config.get("audit.red_window_commits")),
+                int(float(config.get("audit.red_window_days")) * 86400),
+            ),
+            green_window=int(config.get("audit.red_window_commits")),
         )
         if spool is not None and mode == "idle":
             spool.encode_idly(auditor.records)

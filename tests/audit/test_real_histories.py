@@ -218,3 +218,18 @@ def test_a_green_that_adds_a_case_to_its_reds_test_bends_nothing(repo):
     fired = rules_fired(audit(repo))
     assert ("test-edited-in-green", "green: negatives") not in fired
     assert ("test-edited-in-green", "green: big") in fired
+
+
+def test_the_red_window_is_configurable(repo):
+    s = started(repo)
+    s.commit("config", {".tddgit.yml": "audit:\n  red_window_commits: 1\n"})
+    s.commit(
+        "red by files",
+        {"tests/test_calc.py": TEST + "\n\ndef test_t():\n    assert add(2, 3) == 5\n"},
+    )
+    s.commit("docs 1", {"README.md": "1\n"})
+    s.commit("docs 2", {"README.md": "2\n"})
+    s.commit("code", {"calc.py": CALC + "\n\ndef mul(a, b):\n    return a * b\n"})
+    report = audit(repo)
+    assert by_subject(report)["code"].phase is None
+    assert ("red-lapsed", "red by files") in rules_fired(report)
