@@ -15,12 +15,12 @@ Only the evidence of a run proves anything (``--verify``).
 from __future__ import annotations
 
 import ast
-import copy
-import difflib
 import re
 import warnings
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
+from typing import NamedTuple
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|--|<!--|-->|;)")
@@ -54,15 +54,22 @@ def _is_js(path: str) -> bool:
 
 
 def added_lines(old: str, new: str) -> list[str]:
-    """The lines of ``new`` that ``old`` does not have (a diff's + lines), without those
-    inside a block comment (``/* ... */``) of ``new``."""
-    a, b = old.splitlines(), new.splitlines()
+    """The lines of ``new`` that ``old`` does not have (a diff's + lines, counted as a
+    multiset: linear, where a real diff is quadratic on the long files of real histories),
+    without those inside a block comment (``/* ... */``) of ``new``."""
+    have = Counter(_TRAILING.sub("", ln).rstrip() for ln in old.splitlines())
     hidden = _block_comment_lines(new) if "/*" in new else set()
     out: list[str] = []
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("insert", "replace"):
-            out += [b[j] for j in range(j1, j2) if j not in hidden]
+    for j, line in enumerate(new.splitlines()):
+        bare = _TRAILING.sub("", line).rstrip()  # a trailing comment added changes no code
+        if have[bare] > 0:
+            have[bare] -= 1
+        elif j not in hidden:
+            out.append(line)
     return out
+
+
+_TRAILING = re.compile(r"\s+(?://|#)(?!.*['\"`]).*$")
 
 
 def _block_comment_lines(text: str) -> set[int]:
@@ -121,17 +128,25 @@ def adds_code(
     ``elsewhere`` (``lines_of`` the commit's other files before it) had: code moved."""
     if new is None:
         return True  # unreadable: the audit cannot tell, so it counts as code
-    if _is_python(path):
+    # Lines first (linear); the AST only for the few lines a docstring or annotation
+    # change leaves: parsing every long module of a real history is the audit's cost.
+    added = _meaningful(added_lines(old or "", new))
+    if elsewhere:
+        added = [ln for ln in added if _squash(ln) not in elsewhere]
+    if not added:
+        return False
+    if _is_python(path) and len(added) <= AST_LINES and len(new) <= AST_BYTES:
         try:
             before = _strip_python(_parse(old if old is not None else ""))
             if before == _strip_python(_parse(new)):
                 return False  # the same code (an empty new module: a placeholder)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
-    added = _meaningful(added_lines(old or "", new))
-    if elsewhere:
-        added = [ln for ln in added if _squash(ln) not in elsewhere]
-    return bool(added)
+    return True
+
+
+AST_LINES = 40  # added lines up to which a Python change is compared by AST
+AST_BYTES = 200_000
 
 
 # A line that only declares or stubs, in the C-like languages (C#, Java, Kotlin, JS/TS,
@@ -197,13 +212,6 @@ def _constants(nodes: Iterator[ast.AST]) -> set[object]:
     }
 
 
-class _Anon(ast.NodeTransformer):
-    """Names left out: a renamed variable checks the same thing."""
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Name(id="_", ctx=ast.Load())
-
-
 def _is_check(node: ast.AST) -> bool:
     return isinstance(node, ast.Assert) or (
         isinstance(node, ast.Call) and bool(_CHECK_NAME.match(_call_name(node)))
@@ -241,43 +249,67 @@ def _py_checks(tree: ast.Module) -> tuple[Counter[str], set[object]]:
     return checks, cases
 
 
+_NAME = re.compile(r"Name\(id='[^']*'")
+
+
 def _check_key(node: ast.AST) -> str:
     """A check without its names and its failure message (rewording a message or renaming
     a variable changes no expectation)."""
-    node = copy.deepcopy(node)
     if isinstance(node, ast.Assert):
-        node.msg = None
+        text = ast.dump(node.test)
     elif isinstance(node, ast.Call):
-        node.keywords = [k for k in node.keywords if k.arg != "msg"]
-    return ast.dump(_Anon().visit(node))
+        parts = [node.func, *node.args, *(k for k in node.keywords if k.arg != "msg")]
+        text = "|".join(ast.dump(p) for p in parts)
+    else:
+        text = ast.dump(node)
+    return _NAME.sub("Name(id='_'", text)
+
+
+class _Module(NamedTuple):
+    """What the test rules need of one version of a Python test file."""
+
+    tree: ast.Module
+    tests: dict[str, str]
+    checks: Counter[str]
+    cases: set[object]
+    constants: set[object]
+
+
+@lru_cache(maxsize=64)
+def _analysed(text: str) -> _Module | None:
+    """One version of a test file, analysed once: a file's new version at one commit is
+    its old version at the next commit that changes it (real histories change the same
+    long test modules again and again)."""
+    try:
+        tree = _parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    checks, cases = _py_checks(tree)
+    return _Module(tree, _py_tests(tree), checks, cases, _constants(ast.walk(tree)))
 
 
 def _py_behaviour(old: str | None, new: str) -> bool | None:
-    try:
-        new_tree = _parse(new)
-        old_tree = _parse(old) if old is not None else ast.Module(body=[], type_ignores=[])
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    n = _analysed(new)
+    o = _analysed(old if old is not None else "")
+    if n is None or o is None:
         return None
-    old_tests, new_tests = _py_tests(old_tree), _py_tests(new_tree)
-    old_bodies = set(old_tests.values())
-    fresh = [n for n, body in new_tests.items() if n not in old_tests and body not in old_bodies]
-    if fresh and len(new_tests) > len(old_tests):
+    old_bodies = set(o.tests.values())
+    fresh = [k for k, body in n.tests.items() if k not in o.tests and body not in old_bodies]
+    if fresh and len(n.tests) > len(o.tests):
         return True  # more test cases than before, not renamed ones
-    old_checks, old_cases = _py_checks(old_tree)
-    new_checks, new_cases = _py_checks(new_tree)
-    every_old = _constants(ast.walk(old_tree))
-    if new_cases - old_cases - every_old:
+    every_old = o.constants
+    if n.cases - o.cases - every_old:
         return True  # a new parametrized case
-    added = [k for k, n in new_checks.items() if n > old_checks[k]]
+    added = [k for k, c in n.checks.items() if c > o.checks[k]]
     if not added:
         return False
-    if len(new_tests) < len(old_tests) and not any(
-        c not in every_old for c in _constants_of_dumps(new_tree, added)
+    if len(n.tests) < len(o.tests) and not any(
+        c not in every_old for c in _constants_of_dumps(n.tree, added)
     ):
         return False  # tests merged, their checks reworded: no new expectation
     # Checks rewritten over parameters whose values all come from the old file: tests
     # converted to parametrize, not a new expectation.
-    return not (new_cases and new_cases <= every_old)
+    return not (n.cases and n.cases <= every_old)
 
 
 def _constants_of_dumps(tree: ast.Module, dumps: list[str]) -> set[object]:

@@ -72,7 +72,11 @@ class Deferred(Protocol):
     def resolve(self) -> list[Finding]: ...
 
 
-STUB_BATCH = 256  # stub candidates judged together (one pipelined read of their blobs)
+STUB_BATCH = 256
+# Outside a red, a modified file up to this size is judged for stubs (a version string, a
+# declaration); a longer one that adds code is code: parsing every long module of a real
+# history would break the audit's speed budget.
+STUB_JUDGED_BYTES = 30_000  # stub candidates judged together (one pipelined read of their blobs)
 
 
 class StubJudge:
@@ -134,7 +138,7 @@ class StubJudge:
         blobs = dict(zip(wanted, self.blobs.read_many(wanted), strict=True))
         out = []
         for c, changes, where, gone in self._pending:
-            lines = _non_stub(c, changes, blobs, gone)
+            lines = _non_stub(c, changes, blobs, gone, where)
             if lines:
                 out.append(
                     finding(
@@ -167,6 +171,7 @@ def _non_stub(
     changes: tuple[FileChange, ...],
     blobs: dict[tuple[str, str], bytes | None],
     gone: tuple[FileChange, ...] = (),
+    where: str = "",
 ) -> list[str]:
     from tddgit.audit.changes import adds_code, lines_of, only_stubs
     from tddgit.blobs import as_text
@@ -193,6 +198,8 @@ def _non_stub(
             continue  # declarations and stubs, line by line (C#, Kotlin, Java, JS, Go ...)
         if not is_js and not _is_python(f.path):
             return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
+        if where == "adds" and f.status != "A" and len(new) > STUB_JUDGED_BYTES:
+            return [f"{f.path}: production code"]
         with warnings.catch_warnings():  # old code's invalid escapes warn when parsed
             warnings.simplefilter("ignore")
             lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
