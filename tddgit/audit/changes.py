@@ -94,6 +94,12 @@ def _meaningful(lines: list[str]) -> list[str]:
 # --- production -------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=32)
+def _stripped(text: str) -> str:
+    """``_strip_python`` of a text, once per version (the next commit's old version)."""
+    return _strip_python(_parse(text))
+
+
 def _strip_python(tree: ast.AST) -> str:
     """The AST without docstrings and annotations: what runs."""
     for node in ast.walk(tree):
@@ -137,8 +143,7 @@ def adds_code(
         return False
     if _is_python(path) and len(added) <= AST_LINES and len(new) <= AST_BYTES:
         try:
-            before = _strip_python(_parse(old if old is not None else ""))
-            if before == _strip_python(_parse(new)):
+            if _stripped(old if old is not None else "") == _stripped(new):
                 return False  # the same code (an empty new module: a placeholder)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
