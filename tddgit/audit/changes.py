@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
+
+from tddgit.audit.pychunks import parse
+from tddgit.audit.pycode import same_code
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|--|<!--|-->|;)")
@@ -38,11 +40,7 @@ _JS_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`[^`]*`|\b
 _JS_CHECK_LINE = re.compile(r"\bexpect\s*\(|\bassert\w*|\bt\.\w+\s*\(|\.should|\bfail\s*\(")
 
 
-def _parse(text: str) -> ast.Module:
-    """``ast.parse`` without the SyntaxWarnings old code raises (invalid escapes)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
+_parse = parse
 
 
 def _is_python(path: str) -> bool:
@@ -94,33 +92,6 @@ def _meaningful(lines: list[str]) -> list[str]:
 # --- production -------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=32)
-def _stripped(text: str) -> str:
-    """``_strip_python`` of a text, once per version (the next commit's old version)."""
-    return _strip_python(_parse(text))
-
-
-def _strip_python(tree: ast.AST) -> str:
-    """The AST without docstrings and annotations: what runs."""
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:]  # type: ignore[attr-defined]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            node.returns = None
-        elif isinstance(node, ast.arg):
-            node.annotation = None
-        elif isinstance(node, ast.AnnAssign):
-            node.annotation = ast.Constant(None)
-    return ast.dump(tree)
-
-
 def lines_of(text: str | None) -> set[str]:
     """The meaningful lines of a text, without their spacing (for ``adds_code``)."""
     return {_squash(ln) for ln in _meaningful(text.splitlines())} if text else set()
@@ -141,13 +112,13 @@ def adds_code(
         added = [ln for ln in added if _squash(ln) not in elsewhere]
     if not added:
         return False
-    if _is_python(path) and len(added) <= AST_LINES and len(new) <= AST_BYTES:
-        try:
-            if _stripped(old if old is not None else "") == _stripped(new):
-                return False  # the same code (an empty new module: a placeholder)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass
-    return True
+    # the same code (an empty new module: a placeholder) adds none
+    return not (
+        _is_python(path)
+        and len(added) <= AST_LINES
+        and len(new) <= AST_BYTES
+        and same_code(old if old is not None else "", new)
+    )
 
 
 AST_LINES = 40  # added lines up to which a Python change is compared by AST
