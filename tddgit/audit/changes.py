@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from tddgit.audit.pychunks import parse
+from tddgit.audit.pychunks import PieceCache, parse, units
 from tddgit.audit.pycode import same_code
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
@@ -244,24 +244,46 @@ def _check_key(node: ast.AST) -> str:
 class _Module(NamedTuple):
     """What the test rules need of one version of a Python test file."""
 
-    tree: ast.Module
+    texts: tuple[str, ...]  # its units (tddgit.audit.pychunks), or the whole text
     tests: dict[str, str]
     checks: Counter[str]
     cases: set[object]
     constants: set[object]
 
 
+def _analyse(tree: ast.Module) -> tuple[dict[str, str], Counter[str], set[object], set[object]]:
+    checks, cases = _py_checks(tree)
+    return _py_tests(tree), checks, cases, _constants(ast.walk(tree))
+
+
+_UNITS = PieceCache(_analyse)
+
+
 @lru_cache(maxsize=64)
 def _analysed(text: str) -> _Module | None:
     """One version of a test file, analysed once: a file's new version at one commit is
     its old version at the next commit that changes it (real histories change the same
-    long test modules again and again)."""
-    try:
-        tree = _parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    checks, cases = _py_checks(tree)
-    return _Module(tree, _py_tests(tree), checks, cases, _constants(ast.walk(tree)))
+    long test modules again and again). Read unit by unit (``tddgit.audit.pychunks``:
+    most units of a version are those of the version before), the whole text only when
+    it has no such units."""
+    cut = units(text)
+    found = _UNITS.of(cut[0]) if cut is not None else None
+    if cut is None or found is None:
+        try:
+            whole = _analyse(_parse(text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return _Module((text,), *whole)
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    constants: set[object] = set()
+    for t, ch, ca, co in found:  # in order: a test defined twice is its last definition
+        tests.update(t)
+        checks.update(ch)
+        cases |= ca
+        constants |= co
+    return _Module(cut[0], tests, checks, cases, constants)
 
 
 def _py_behaviour(old: str | None, new: str) -> bool | None:
@@ -280,7 +302,7 @@ def _py_behaviour(old: str | None, new: str) -> bool | None:
     if not added:
         return False
     if len(n.tests) < len(o.tests) and not any(
-        c not in every_old for c in _constants_of_dumps(n.tree, added)
+        c not in every_old for c in _constants_of_dumps(n.texts, added)
     ):
         return False  # tests merged, their checks reworded: no new expectation
     # Checks rewritten over parameters whose values all come from the old file: tests
@@ -288,11 +310,12 @@ def _py_behaviour(old: str | None, new: str) -> bool | None:
     return not (n.cases and n.cases <= every_old)
 
 
-def _constants_of_dumps(tree: ast.Module, dumps: list[str]) -> set[object]:
-    """The literal values of the checks of ``tree`` whose anonymous dumps are ``dumps``."""
+def _constants_of_dumps(texts: tuple[str, ...], dumps: list[str]) -> set[object]:
+    """The literal values of the checks of ``texts`` (a module's units, each parsed
+    again: a rare case) whose anonymous dumps are ``dumps``."""
     wanted = set(dumps)
     out: set[object] = set()
-    for node in ast.walk(tree):
+    for node in (n for t in texts for n in ast.walk(_parse(t))):
         if _is_check(node) and _check_key(node) in wanted:
             out |= _constants(ast.walk(node))
     return out
@@ -354,12 +377,10 @@ def changes_existing_checks(old: str | None, new: str | None, path: str) -> bool
     if old is None or new is None:
         return new is None
     if _is_python(path):
-        try:
-            before, _ = _py_checks(_parse(old))
-            after, _ = _py_checks(_parse(new))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        o, n = _analysed(old), _analysed(new)
+        if o is None or n is None:
             return True
-        return any(n > after[k] for k, n in before.items())
+        return any(c > n.checks[k] for k, c in o.checks.items())
     flat = _squash(new)
     check = _JS_CHECK_LINE if _is_js(path) else _TEST_LINE
     return any(check.search(ln) and _squash(ln) not in flat for ln in _meaningful(old.splitlines()))
