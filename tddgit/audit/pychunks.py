@@ -66,13 +66,23 @@ _MERGE = 48  # pieces joined at most to make one that parses (a docstring's line
 _STATEMENTS: dict[str, int | None] = {}  # a text -> its statements, None: does not parse
 
 
+# The trees just parsed to count statements, for the analysis that usually follows
+# (``PieceCache.of`` takes each once); a few only, for memory.
+_TREES: dict[str, ast.Module] = {}
+
+
 def _statements(text: str) -> int | None:
     found = _STATEMENTS.get(text, -1)
     if found == -1:
         try:
-            found = len(parse(text).body)
+            tree = parse(text)
         except _ERRORS:
             found = None
+        else:
+            found = len(tree.body)
+            if len(_TREES) >= 256:
+                _TREES.clear()
+            _TREES[text] = tree
         if len(_STATEMENTS) >= _LIMIT:
             _STATEMENTS.clear()
         _STATEMENTS[text] = found
@@ -122,7 +132,8 @@ class PieceCache(Generic[T]):
             found = seen.get(piece, seen)  # the dict itself: not seen yet
             if found is seen:
                 try:
-                    found = self._analyse(parse(piece))
+                    tree = _TREES.pop(piece, None)
+                    found = self._analyse(tree if tree is not None else parse(piece))
                 except _ERRORS:
                     found = None
                 if len(seen) >= _LIMIT:
