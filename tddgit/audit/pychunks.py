@@ -30,7 +30,7 @@ T = TypeVar("T")
 _START = re.compile(r"^(?=[^\s#)\]}])", re.M)
 # A clause that continues the compound statement before it (if/for/while/try).
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
-_LIMIT = 20_000  # pieces remembered per analysis before the memory is dropped
+_LIMIT = 4096  # pieces remembered per analysis before the memory is dropped (RSS)
 
 
 def pieces(text: str) -> list[str]:
