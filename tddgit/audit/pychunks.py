@@ -31,6 +31,7 @@ _START = re.compile(r"^(?=[^\s#)\]}])", re.M)
 # A clause that continues the compound statement before it (if/for/while/try).
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _LIMIT = 4096  # pieces remembered per analysis before the memory is dropped (RSS)
+_CHARS = 4_000_000  # characters of pieces analysed and remembered, at most (their dumps)
 
 
 def pieces(text: str) -> list[str]:
@@ -122,6 +123,7 @@ class PieceCache(Generic[T]):
     def __init__(self, analyse: Callable[[ast.Module], T]) -> None:
         self._analyse = analyse
         self._seen: dict[str, object] = {}
+        self._chars = 0  # of the texts remembered: analyses grow with them
 
     def of(self, texts: Sequence[str]) -> list[T] | None:
         """``analyse`` of each of ``texts`` (units: each parses alone); None when one
@@ -136,8 +138,10 @@ class PieceCache(Generic[T]):
                     found = self._analyse(tree if tree is not None else parse(piece))
                 except _ERRORS:
                     found = None
-                if len(seen) >= _LIMIT:
+                self._chars += len(piece)
+                if len(seen) >= _LIMIT or self._chars > _CHARS:
                     seen.clear()
+                    self._chars = len(piece)
                 seen[piece] = found
             if found is None:
                 return None
