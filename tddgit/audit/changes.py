@@ -194,17 +194,15 @@ def _is_check(node: ast.AST) -> bool:
     )
 
 
-def _py_checks(tree: ast.Module) -> tuple[Counter[str], set[object]]:
-    """(the checks inside test functions, their names left out; the literal values of
-    parametrized test functions' decorators). Checks in helpers are not counted: a helper
-    extracted or used checks nothing new."""
+def _py_checks(
+    tree: ast.Module, funcs: list[ast.FunctionDef | ast.AsyncFunctionDef]
+) -> tuple[Counter[str], set[object]]:
+    """(the checks inside the test functions ``funcs`` of ``tree``, their names left out;
+    the literal values of parametrized test functions' decorators). Checks in helpers are
+    not counted: a helper extracted or used checks nothing new."""
     checks: Counter[str] = Counter()
     cases: set[object] = set()
-    for node in ast.walk(tree):
-        if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
-            continue
-        if not node.name.startswith("test"):
-            continue
+    for node in funcs:
         params = {a.arg for a in node.args.args}
         for d in node.decorator_list:
             # parametrize("a, b", ...): the names of the parameters are no expectation
@@ -252,8 +250,17 @@ class _Module(NamedTuple):
 
 
 def _analyse(tree: ast.Module) -> tuple[dict[str, str], Counter[str], set[object], set[object]]:
-    checks, cases = _py_checks(tree)
-    return _py_tests(tree), checks, cases, _constants(ast.walk(tree))
+    # One walk for the module's literal values and its test functions (at any depth).
+    constants: set[object] = set()
+    funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant):
+            if isinstance(n.value, (str, bytes, int, float, complex)):
+                constants.add(n.value)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
+            funcs.append(n)
+    checks, cases = _py_checks(tree, funcs)
+    return _py_tests(tree), checks, cases, constants
 
 
 _UNITS = PieceCache(_analyse)
