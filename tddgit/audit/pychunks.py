@@ -70,6 +70,7 @@ _STATEMENTS: dict[str, int | None] = {}  # a text -> its statements, None: does 
 # The trees just parsed to count statements, for the analysis that usually follows
 # (``PieceCache.of`` takes each once); a few only, for memory.
 _TREES: dict[str, ast.Module] = {}
+_TREE_CHARS = 300_000
 
 
 def _statements(text: str) -> int | None:
@@ -81,8 +82,8 @@ def _statements(text: str) -> int | None:
             found = None
         else:
             found = len(tree.body)
-            if len(_TREES) >= 256:
-                _TREES.clear()
+            if len(_TREES) >= 256 or sum(map(len, _TREES)) + len(text) > _TREE_CHARS:
+                _TREES.clear()  # a tree takes ~100 times its text
             _TREES[text] = tree
         if len(_STATEMENTS) >= _LIMIT:
             _STATEMENTS.clear()
