@@ -71,6 +71,7 @@ _STATEMENTS: dict[str, int | None] = {}  # a text -> its statements, None: does 
 # (``PieceCache.of`` takes each once); a few only, for memory.
 _TREES: dict[str, ast.Module] = {}
 _TREE_CHARS = 300_000
+_CHARS_SEEN = [0]  # characters of the texts in _STATEMENTS
 
 
 def _statements(text: str) -> int | None:
@@ -85,8 +86,10 @@ def _statements(text: str) -> int | None:
             if len(_TREES) >= 256 or sum(map(len, _TREES)) + len(text) > _TREE_CHARS:
                 _TREES.clear()  # a tree takes ~100 times its text
             _TREES[text] = tree
-        if len(_STATEMENTS) >= _LIMIT:
+        _CHARS_SEEN[0] += len(text)
+        if len(_STATEMENTS) >= _LIMIT or _CHARS_SEEN[0] > _CHARS:
             _STATEMENTS.clear()
+            _CHARS_SEEN[0] = len(text)
         _STATEMENTS[text] = found
     return found
 
