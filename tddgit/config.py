@@ -27,10 +27,24 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "test_*.py",
     "*_test.py",
     "conftest.py",
+    # Django: an app's tests module, the book's functional tests (a file or a package)
+    "tests.py",
+    "functional_tests.py",
+    "**/functional_tests/**",
+    "*Tests.py",
     # JS / TS
     "*.test.*",
     "*.spec.*",
     "**/__tests__/**",
+    "test.js",
+    "test.mjs",
+    "test.cjs",
+    "test.ts",
+    "*.test-d.ts",  # tsd type tests
+    # Cypress and Playwright end-to-end specs
+    "*.cy.*",
+    "**/cypress/**",
+    "**/e2e/**",
     # Go
     "*_test.go",
     # Java / Kotlin
@@ -41,59 +55,64 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "**/*.Tests/**",
 )
 
-DEFAULT_SOURCE_GLOBS: tuple[str, ...] = tuple(
-    f"*.{ext}"
-    for ext in [
-        "py",
-        "pyi",
-        "pyx",
-        "js",
-        "jsx",
-        "mjs",
-        "cjs",
-        "ts",
-        "tsx",
-        "mts",
-        "cts",
-        "vue",
-        "svelte",
-        "go",
-        "java",
-        "kt",
-        "scala",
-        "groovy",
-        "rs",
-        "cs",
-        "fs",
-        "vb",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "cxx",
-        "hh",
-        "hpp",
-        "hxx",
-        "m",
-        "mm",
-        "swift",
-        "rb",
-        "php",
-        "pl",
-        "pm",
-        "lua",
-        "ex",
-        "exs",
-        "erl",
-        "hs",
-        "ml",
-        "clj",
-        "dart",
-        "r",
-        "jl",
-        "zig",
-        "nim",
-    ]
+DEFAULT_SOURCE_GLOBS: tuple[str, ...] = (
+    *(
+        f"*.{ext}"
+        for ext in [
+            "py",
+            "pyi",
+            "pyx",
+            "js",
+            "jsx",
+            "mjs",
+            "cjs",
+            "ts",
+            "tsx",
+            "mts",
+            "cts",
+            "vue",
+            "svelte",
+            "go",
+            "java",
+            "kt",
+            "scala",
+            "groovy",
+            "rs",
+            "cs",
+            "fs",
+            "vb",
+            "c",
+            "h",
+            "cc",
+            "cpp",
+            "cxx",
+            "hh",
+            "hpp",
+            "hxx",
+            "m",
+            "mm",
+            "swift",
+            "rb",
+            "php",
+            "pl",
+            "pm",
+            "lua",
+            "ex",
+            "exs",
+            "erl",
+            "hs",
+            "ml",
+            "clj",
+            "dart",
+            "r",
+            "jl",
+            "zig",
+            "nim",
+        ]
+    ),
+    # Django, Jinja and Rails templates: the pages the functional tests check
+    "**/templates/**/*.html",
+    "**/views/**/*.erb",
 )
 
 # Source-looking files that are build or tooling configuration, not production code.
@@ -112,6 +131,34 @@ DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
     "**/node_modules/**",
     "**/vendor/**",
     ".github/**",
+    "benchmark*.*",
+    "**/benchmarks/**",
+    # Django's project configuration and server entry points
+    "settings.py",
+    "**/settings/*.py",
+    "wsgi.py",
+    "asgi.py",
+)
+
+# Copies of other people's code kept in the repository, and generated files: neither test
+# nor production, whatever their names say (a vendored test framework is not the
+# project's tests). The audit adds the paths .gitattributes marks linguist-vendored or
+# linguist-generated.
+DEFAULT_VENDORED_GLOBS: tuple[str, ...] = (
+    "**/vendor/**",
+    "**/vendored/**",
+    "**/third_party/**",
+    "**/third-party/**",
+    "**/node_modules/**",
+    "**/site-packages/**",
+    "**/.venv/**",
+    "**/venv/**",
+    "**/bower_components/**",
+    "*.min.js",
+    "*.min.css",
+    "*.bundle.js",
+    "*-[0-9]*.[0-9]*.js",  # a versioned copy: jquery-3.3.1.js, qunit-2.9.2.js
+    "**/migrations/[0-9][0-9][0-9][0-9]_*.py",  # Django's generated migrations
 )
 
 # Files whose name says they hold secrets: never read by, nor sent to, a model.
@@ -176,7 +223,25 @@ KEYS: tuple[KeySpec, ...] = (
         DEFAULT_OTHER_GLOBS,
         "source-looking paths that are build or tooling files, never production code",
     ),
+    KeySpec(
+        "vendored_globs",
+        "globs",
+        DEFAULT_VENDORED_GLOBS,
+        "vendored and generated paths: neither test nor production",
+    ),
     KeySpec("exempt", "globs", (), "paths strict mode never asks a phase for"),
+    KeySpec(
+        "audit.red_window_commits",
+        "int",
+        10,
+        "audit: an inferred red lapses after this many steps on its lineage without a green",
+    ),
+    KeySpec(
+        "audit.red_window_days",
+        "number",
+        14,
+        "audit: an inferred red lapses after this many days without a green",
+    ),
     KeySpec(
         "runner", "str", "auto", "pytest | junit | go | rust | command | auto (detected)", RUNNERS
     ),

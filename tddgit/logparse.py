@@ -22,8 +22,8 @@ _FIELDS = (
     "%H",
     "%P",
     "%T",
-    "%an",
-    "%ae",
+    "%aN",  # .mailmap applied: one author, whatever address they committed from
+    "%aE",
     "%at",
     "%ct",
     "%(trailers:only,unfold,separator=%x1f,key_value_separator=%x1e)",

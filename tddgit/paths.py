@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 
@@ -85,6 +85,7 @@ class Classifier:
     source_globs: tuple[str, ...]
     other_globs: tuple[str, ...]
     exempt_globs: tuple[str, ...]
+    vendored_globs: tuple[str, ...] = ()  # neither test nor production, checked first
 
     @classmethod
     def from_config(cls, config: Config) -> Classifier:
@@ -93,9 +94,19 @@ class Classifier:
             source_globs=config.globs("source_globs"),
             other_globs=config.globs("other_globs"),
             exempt_globs=config.globs("exempt"),
+            vendored_globs=config.globs("vendored_globs"),
         )
 
+    def with_vendored(self, patterns: Iterable[str]) -> Classifier:
+        """This classifier with more vendored or generated paths (from .gitattributes)."""
+        more = tuple(p for p in patterns if p not in self.vendored_globs)
+        if not more:
+            return self
+        return replace(self, vendored_globs=self.vendored_globs + more)
+
     def kind(self, path: str) -> Kind:
+        if self.vendored_globs and matches(path, self.vendored_globs):
+            return Kind.OTHER
         if matches(path, self.test_globs):
             return Kind.TEST
         if matches(path, self.other_globs):
@@ -118,3 +129,23 @@ class Classifier:
         for p in paths:
             out[self.kind(p)].append(p)
         return out
+
+
+def linguist_vendored(gitattributes: str) -> tuple[str, ...]:
+    """The patterns a ``.gitattributes`` text marks ``linguist-vendored`` or
+    ``linguist-generated`` (set, not ``-`` or ``=false``), as globs for ``with_vendored``."""
+    out: list[str] = []
+    for line in gitattributes.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or parts[0].startswith("#"):
+            continue
+        for attr in parts[1:]:
+            name, _, value = attr.partition("=")
+            if name in ("linguist-vendored", "linguist-generated") and value != "false":
+                pattern = parts[0]
+                # a directory pattern ("dir/" or "dir/**") covers what is below it
+                if pattern.endswith("/"):
+                    pattern += "**"
+                out.append(pattern)
+                break
+    return tuple(out)

@@ -28,9 +28,11 @@ from tddgit.audit.model import (
 
 if TYPE_CHECKING:
     from tddgit.audit.engine import Auditor
+    from tddgit.blobs import BlobReader
     from tddgit.config import Config
     from tddgit.evidence import Evidence
     from tddgit.git import Repo
+    from tddgit.paths import Classifier
 
 PostCheck = Callable[[AuditReport], Sequence[Finding]]
 _PROGRESS_EVERY = 1024
@@ -58,6 +60,18 @@ class AuditOptions:
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
     leave_to_exit: bool = False
+
+
+def _classifier(base: Classifier, blobs: BlobReader, revs: tuple[str, ...]) -> Classifier:
+    """The configured classifier, plus what the audited tip's .gitattributes marks
+    vendored or generated (one blob read)."""
+    from tddgit.paths import linguist_vendored
+
+    tip = next((r for r in revs if not r.startswith("^") and ".." not in r), None)
+    if tip is None:
+        return base
+    text = blobs.text(tip, ".gitattributes")
+    return base.with_vendored(linguist_vendored(text)) if text else base
 
 
 def _tree_cache(repo: Repo) -> Callable[[str, str], Evidence | None] | None:
@@ -139,12 +153,17 @@ def run_audit(
 
             spool = Spool.open(commit_line(), *options.prerender_json)
         auditor = Auditor(
-            Classifier.from_config(config),
+            _classifier(Classifier.from_config(config), blobs, options.revs),
             evidence,
             blobs,
             boundary=frozenset(shallow_boundary(repo)),
             sink=spool,
             by_tree=_tree_cache(repo),
+            red_window=(
+                int(config.get("audit.red_window_commits")),
+                int(float(config.get("audit.red_window_days")) * 86400),
+            ),
+            green_window=int(config.get("audit.red_window_commits")),
         )
         if spool is not None and mode == "idle":
             spool.encode_idly(auditor.records)

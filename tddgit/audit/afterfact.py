@@ -54,12 +54,14 @@ class TestAfterIndex:
         c = v.commit
         out: list[Finding] = []
         keys: list[Key] = []
+        # Tests moved out of another file (a split, a rename) were not written now.
+        moved = any(f.status in ("R", "D") for f in v.tests)
         for f in v.tests:
             key = self._tkey(f.path)
             found = self.pending.pop(key, None) if key else None
             if found is None and f.status == "A" and self.pending:
                 found = self._by_import(c.sha, f.path, read_text)
-            if found is not None and f.status in ("A", "C"):
+            if found is not None and f.status in ("A", "C") and not moved:
                 out.append(self._finding(c, index, f.path, found))
             if key:
                 keys.append(key)

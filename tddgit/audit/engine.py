@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
-from tddgit.audit.lineage import Lineage
+from tddgit.audit.changes import adds_test_behaviour_many
+from tddgit.audit.lineage import Lineage, continues_green
 from tddgit.audit.model import (
     PHASES,
     CommitRecord,
@@ -24,19 +25,26 @@ from tddgit.audit.model import (
     Tally,
     TallyKey,
 )
+from tddgit.audit.naming import imported_keys, production_key, test_key
 from tddgit.audit.phases import (
     AGENT_KEY,
     TRAILER_KEY,
+    leading_mark,
     match_message,
     reverted_commit,
+    says_tests_after,
     trailer_phase,
 )
 from tddgit.audit.registry import active_checks, checks_for
-from tddgit.audit.rules import CommitView, StubJudge, finding
+from tddgit.audit.rules import CommitView, StubJudge, count, finding
 from tddgit.audit.squash import KEY as SQUASH_KEY
 from tddgit.audit.squash import squashed_steps
 from tddgit.audit.state import ROOT, State
+from tddgit.blobs import as_text
 from tddgit.model import Commit, FileChange
+
+# An inferred red lapses after this many steps on its lineage or this many seconds.
+RED_WINDOW = (10, 14 * 86400)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -67,7 +75,13 @@ class Auditor:
         boundary: frozenset[str] = frozenset(),
         sink: RecordSink | None = None,
         by_tree: Callable[[str, str], Evidence | None] | None = None,
+        red_window: tuple[int, int] = RED_WINDOW,
+        green_window: int = RED_WINDOW[0],
     ) -> None:
+        # An inferred red (only its files said red) lapses after this many steps on its
+        # lineage or this many seconds without a green (docs/audit.md).
+        self._red_window = red_window
+        self._lapsed: set[str] = set()
         self._classifier = classifier
         self._sink = sink  # gets each record as it is made, and any later replacement
         self._kinds: dict[str, str] = {}
@@ -90,7 +104,7 @@ class Auditor:
         self._found_at: list[int] = []  # the position of each finding's commit
         self._states: dict[str, State] = {}
         self.findings: list[Finding] = []
-        self._lineage = Lineage()  # the cycles and episodes
+        self._lineage = Lineage(green_window)  # the cycles and episodes
         self.episodes: list[Episode] = self._lineage.episodes
         self._undone: set[str] = set()
         # The metrics' counts of the records, kept as they are made (``tally``).
@@ -114,6 +128,8 @@ class Auditor:
             )
             self._states[c.sha] = ROOT
             return
+        if before.red is not None and before.red_inferred:
+            before = self._lapse(c, before)
         files = c.files
         tests: tuple[FileChange, ...] = ()
         prods: tuple[FileChange, ...] = ()
@@ -261,14 +277,110 @@ class Auditor:
             if m.phase.startswith("tcr-"):
                 return None, "message", m.rule, m.phase
             if m.phase == "red-if-tests" and any(f.status != "D" for f in tests):
-                return "red", "message", m.rule, None
+                if prods:
+                    return "red", "message", m.rule, None
+                # a `test:` commit is red only when it checks something new
+                judged = self._test_only(c, subject, tests)
+                return ("red", "message", m.rule, None) if judged[0] == "red" else judged
             if m.phase == "green-if-red" and before.red is not None:
                 return "green", "message", m.rule, None
+        elif tests and not subject.isascii():
+            mark = leading_mark(subject)
+            if mark == "cross" and any(f.status != "D" for f in tests):
+                return "red", "message", "cross-mark", None
+            if mark == "check" and not prods and before.red is None:
+                return None, "message", "test-after:message", None
         if tests and not prods and any(f.status != "D" for f in tests):
-            return "red", "files", "files:test", None
+            return self._test_only(c, subject, tests)
         if prods and before.red is not None:
             return "green", "files", "files:mixed" if tests else "files:production", None
+        if prods and not tests and continues_green(before, tuple(f.path for f in prods)):
+            return "green", "files", "files:green-continues", None
         return None, "none", None, None
+
+    def _test_only(
+        self, c: Commit, subject: str, tests: tuple[FileChange, ...]
+    ) -> tuple[str | None, str, str | None, str | None]:
+        """A commit that changes only tests: red when it adds or changes what they check
+        and says nothing of tests written after the code (docs/audit.md)."""
+        changed = [f for f in tests if f.status != "D"]
+        wanted: list[tuple[str, str]] = []
+        for f in changed:
+            wanted.append((c.sha, f.path))
+            if c.parents and f.status not in ("A", "C"):
+                wanted.append((c.parents[0], f.old_path or f.path))
+        blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
+        texts: dict[str, str | None] = {}
+        versions: list[tuple[str, str | None, str | None]] = []
+        for f in changed:
+            new = as_text(blobs.get((c.sha, f.path)))
+            texts[f.path] = new
+            old = None
+            if c.parents and f.status not in ("A", "C"):
+                old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
+            versions.append((f.path, old, new))
+        # tests deleted in the same commit may have moved into the changed files
+        for f in tests:
+            if f.status == "D" and c.parents:
+                wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
+                versions.append((f.path, wanted_old, ""))
+        if not adds_test_behaviour_many(versions):
+            return None, "files", "files:tests-unchanged", None
+        if says_tests_after(subject):
+            return None, "message", "test-after:message", None
+        if self._tests_previous(c, texts):
+            return None, "files", "test-after:previous", None
+        return "red", "files", "files:test", None
+
+    def _tests_previous(self, c: Commit, texts: dict[str, str | None]) -> bool:
+        """The tests import a module that the commit just before changed with no test and no
+        phase: they were written after that code."""
+        at = self._index.get(c.parents[0]) if c.parents else None
+        if at is None:
+            return False
+        prev = self.records[at]
+        if prev.phase is not None or prev.kind != "production":
+            return False
+        made = {
+            production_key(f.path)
+            for f, k in zip(prev.files, prev.file_kinds, strict=True)
+            if k == "production"
+        }
+        made.discard(None)
+        for path, text in texts.items():
+            family = (test_key(path) or production_key(path) or ("", ""))[1]
+            if text and family and made & imported_keys(text, family):
+                return True
+        return False
+
+    def _lapse(self, c: Commit, before: State) -> State:
+        """``before`` without its inferred red when the red has outlived its window: the
+        red is reported once (``red-lapsed``) and opens no more greens or refactors."""
+        steps, seconds = self._red_window
+        red = before.red
+        assert red is not None
+        age = c.author_time - before.red_time
+        if before.red_steps < steps and age <= seconds:
+            return before
+        if red not in self._lapsed:
+            self._lapsed.add(red)
+            self.findings.append(
+                finding(
+                    "red-lapsed",
+                    red,
+                    f"red inferred from its test files never went green within "
+                    f"{count(steps, 'commit')} or {seconds // 86400} days: it lapsed",
+                    files=tuple(sorted(before.red_tests))[:10],
+                    data={"steps": before.red_steps, "seconds": max(0, age)},
+                )
+            )
+            self._found_at.append(self._index.get(red, len(self.records)))
+            if before.cycle >= 0:
+                cb = self._lineage.cycles[before.cycle]
+                if cb.green is None:
+                    cb.superseded = True
+                    cb.sync()
+        return before._replace(red=None, red_tests=frozenset(), red_inferred=False, red_steps=0)
 
     def _undo(self, c: Commit, before: State) -> State:
         """A revert: its target becomes an undone attempt; an immediate revert also

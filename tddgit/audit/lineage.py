@@ -20,10 +20,22 @@ if TYPE_CHECKING:
 _NO_TESTS: frozenset[str] = frozenset()
 
 
+def _files(view: CommitView) -> frozenset[str]:
+    return frozenset(f.path for f in view.prods)
+
+
+def continues_green(before: State, prods: tuple[str, ...]) -> bool:
+    """A production-only commit right after an inferred green, to the same files: the same
+    green made over several commits (its test may still fail between them). Only for
+    inferred greens: a declared or proven green says where the green ends."""
+    return before.green_left > 0 and all(p in before.green_dirs for p in prods)
+
+
 class Lineage:
     """The cycles and episodes of one pass, built as its steps come (parents first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, green_window: int = 10) -> None:
+        self.green_window = green_window  # production commits a green may continue over
         self.cycles: list[CycleBuilder] = []
         self._cycle_at: dict[str, int] = {}  # red, green or refactor commit -> its cycle
         self.episodes: list[Episode] = []
@@ -34,7 +46,23 @@ class Lineage:
         """The lineage state after ``c``; ``after_fact``: test-after-fact fired on it."""
         phase, red, red_tests, cycle = self._transition(c, view)
         episode, last_end = self._episode(c, view, after_fact)
-        return State(phase, red, red_tests, cycle, episode, last_end)
+        s = view.before
+        if view.phase == "red":
+            red_time, inferred, steps = c.author_time, view.source == "files", 0
+        elif red is not None:
+            red_time, inferred, steps = s.red_time, s.red_inferred, s.red_steps + 1
+        else:
+            red_time, inferred, steps = 0, False, 0
+        dirs: frozenset[str] = _NO_TESTS
+        left = 0
+        if view.phase == "green" and view.prods and not view.tests and view.source == "files":
+            if s.red is not None:
+                dirs, left = _files(view), self.green_window
+            elif s.green_left > 0:
+                dirs, left = s.green_dirs | _files(view), s.green_left - 1
+        return State(
+            phase, red, red_tests, cycle, episode, last_end, red_time, inferred, steps, dirs, left
+        )
 
     def cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:
         """The cycle the step ``sha`` belongs to, if any."""

@@ -130,16 +130,19 @@ class _Counts:
         "code_clean",
         "code_trailer",
         "declared",
+        "inferred",
         "phases",
         "proven",
         "records",
         "sources",
+        "stated",
         "steps",
     )
 
     def __init__(self) -> None:
         self.records = self.steps = self.code = self.code_trailer = self.code_clean = 0
         self.declared = self.proven = self.boundary = 0
+        self.stated = self.inferred = 0  # phases a trailer or message states; from files
         self.phases: Counter[str] = Counter()
         self.sources: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
@@ -159,6 +162,11 @@ class _Counts:
             self.attempts[attempt] += n
         if source == "trailer":
             self.declared += n
+        if phase is not None:
+            if source == "files":
+                self.inferred += n
+            elif source in ("trailer", "message"):
+                self.stated += n
         if (attempt is None or attempt == "tcr-pass") and kind in _CODE_KINDS:
             self.code += n
             if source == "trailer":
@@ -191,6 +199,13 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
         "code_commits": acc.code,
         "phases": {p: acc.phases[p] for p in (*PHASES, "none")},
         "phase_sources": {s: acc.sources[s] for s in SOURCES},
+        # How the phases are known: proven by evidence, declared (trailer or message without
+        # evidence), or inferred from the files alone (docs/audit.md).
+        "phase_basis": {
+            "proven": acc.proven,
+            "declared": max(0, acc.stated - acc.proven),
+            "inferred": acc.inferred,
+        },
         "attempts": dict(sorted(acc.attempts.items())),
         "trailer_coverage": _pct(acc.code_trailer, acc.code),
         "evidence_coverage": _pct(acc.proven, acc.declared),
@@ -390,6 +405,8 @@ def _total(parts: Iterable[_Counts]) -> _Counts:
         total.declared += p.declared
         total.proven += p.proven
         total.boundary += p.boundary
+        total.stated += p.stated
+        total.inferred += p.inferred
         total.phases.update(p.phases)
         total.sources.update(p.sources)
         total.attempts.update(p.attempts)

@@ -72,6 +72,18 @@ class CommitRecord:
     evidence: EvidenceSummary | None = None
     cycle: int | None = None
 
+    @property
+    def basis(self) -> str | None:
+        """How its phase is known: ``proven`` (a valid evidence note of that phase),
+        ``declared`` (a trailer or message says it), ``inferred`` (its files alone), or
+        None without a phase."""
+        if self.phase is None:
+            return None
+        ev = self.evidence
+        if ev is not None and ev.valid and ev.phase == self.phase:
+            return "proven"
+        return "inferred" if self.phase_source == "files" else "declared"
+
     @classmethod
     def fast(
         cls,
@@ -157,6 +169,7 @@ class CommitRecord:
                 for f, k in zip(self.files, self.file_kinds, strict=False)
             ],
             "evidence": self.evidence.to_json() if self.evidence else None,
+            "basis": self.basis,
         }
 
 

@@ -212,6 +212,38 @@ def _emoji_conflicts(subject: str, phase: str) -> bool:
     return any(e in subject and p != phase for e, p in _EMOJI.items())
 
 
+# A message that says its tests were written after the code, or already pass: "add tests
+# for the parser", "Added test", "finished the view tests", "76 passing tests". A message
+# that says the test fails ("add failing test for ...") is a red and never matches.
+_TESTS_AFTER = re.compile(
+    r"\b(?:add(?:ed|s|ing)?|writ(?:e|es|ten|ing)|finish(?:ed|es)?|complet(?:e|ed|es))\s+"
+    r"(?:\w+\s+){0,3}?(?:unit\s+)?(?:tests?|specs?)\s+(?:for|to\s+cover|covering)\b"
+    r"|^\s*(?:added|adds)\s+(?:a\s+|some\s+|more\s+)?(?:tests?|specs?)\s*[.!]?\s*$"
+    r"|\b(?:finish(?:ed)?|complet(?:e|ed))\b.*\b(?:tests?|specs?)(?:_\w+)?\b"
+    r"|\b\d+\s+passing\s+(?:tests?|specs?)\b"
+    r"|\b(?:more|missing|remaining)\s+(?:tests?|specs?)\b",
+    re.IGNORECASE,
+)
+_FAILS = re.compile(r"\bfail(?:s|ing|ed)?\b|\bred\b|\bbroken\b", re.IGNORECASE)
+
+
+def leading_mark(subject: str) -> str | None:
+    """``cross`` or ``check`` for a subject led by ❌ or ✅ (not TCR's): weaker than the
+    message rules, they only make a test change red (❌) or a passing test-only change
+    tests-after (✅); the engine decides with the files."""
+    s = subject.lstrip()
+    if s.startswith("\u274c"):
+        return "cross"
+    if s.startswith("\u2705"):
+        return "check"
+    return None
+
+
+def says_tests_after(subject: str) -> bool:
+    """Does a test-only commit's subject say its tests came after the code (tests-after)?"""
+    return bool(_TESTS_AFTER.search(subject)) and not _FAILS.search(subject)
+
+
 def trailer_phase(value: str | None) -> str | None:
     """The phase a ``GSD-Phase`` trailer value declares (None when absent or unknown)."""
     if value is None:

@@ -10,9 +10,11 @@ from tddgit.audit.report import (
     AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    SHOWN_AUTHORS,
     agent_rows,
     author_rows,
     finding_rows,
+    rule_rows,
     summary_rows,
     title,
 )
@@ -80,15 +82,18 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         console.print(table)
 
     if len(m["authors"]) > 1:
-        console.print(_people("Authors", AUTHOR_HEADER, author_rows(m)))
+        console.print(_people("Authors", AUTHOR_HEADER, author_rows(m, SHOWN_AUTHORS)))
     if m.get("agents"):
         console.print(_people("Agents (GSD-Agent)", AGENT_HEADER, agent_rows(m)))
 
     if report.findings:
-        table = Table(title=f"Findings ({len(report.findings)})", title_justify="left")
+        console.print(_people("Findings by rule", ("rule", "findings"), rule_rows(m)))
+        table = Table(
+            title=f"Findings ({len(report.findings)}, newest first)", title_justify="left"
+        )
         for col in FINDING_HEADER:
             table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
-        for sev, rule, sha, msg in finding_rows(report, SHOWN_FINDINGS):
+        for sev, rule, sha, msg in finding_rows(report, SHOWN_FINDINGS, newest_first=True):
             table.add_row(f"[{_SEVERITY_STYLE.get(sev, '')}]{sev}[/]", rule, sha, _escape(msg))
         console.print(table)
         hidden = len(report.findings) - SHOWN_FINDINGS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring as _str
 from typing import IO, Any
@@ -178,7 +179,8 @@ class _Lines:
             f'{{"sha":"{c.sha}","parents":{_shas(c.parents)},'
             f'"author":{w[c.author_name, c.author_email]},"time":{int.__repr__(c.time)},'
             f'"subject":{_str(c.subject)},{middle},'
-            f'"cycle":{cycle},"files":[{text}],"evidence":{evidence}}}'
+            f'"cycle":{cycle},"files":[{text}],"evidence":{evidence},'
+            f'"basis":{w[c.basis]}}}'
         )
 
     def _middle(self, key: tuple[str | None, str, str | None, str, str | None, bool]) -> str:
@@ -271,10 +273,15 @@ def _half_up(value: float, places: int) -> str:
 
 
 def _commits(m: dict[str, Any] | Any) -> str:
-    line = f"{m['commits']} ({m['code_commits']} change code, {m['merges']} merges"
-    if m.get("boundary"):  # `git clone --depth N`: where the history is cut, not a merge
-        line += f", {m['boundary']} at a shallow clone's boundary, not judged"
-    return line + ")"
+    """A headline that adds up: every commit, then what it is made of."""
+    boundary = m.get("boundary") or 0
+    line = (
+        f"{m['commits'] + m['merges'] + boundary} in all = {m['commits']} non-merge "
+        f"({m['code_commits']} change code) + {m['merges']} merges"
+    )
+    if boundary:  # `git clone --depth N`: where the history is cut, not a merge
+        line += f" + {boundary} at a shallow clone's boundary, not judged"
+    return line
 
 
 def summary_rows(m: dict[str, Any] | Any) -> list[tuple[str, str]]:
@@ -287,6 +294,7 @@ def summary_rows(m: dict[str, Any] | Any) -> list[tuple[str, str]]:
             f"red {ph['red']} · green {ph['green']} · refactor {ph['refactor']} · "
             f"none {ph['none']}",
         ),
+        ("phases known by", _basis(m.get("phase_basis"))),
         ("phase sources", " · ".join(f"{k} {v}" for k, v in m["phase_sources"].items())),
         ("trailer coverage", _num(m["trailer_coverage"], "%")),
         ("evidence coverage", _num(m["evidence_coverage"], "%")),
@@ -307,11 +315,53 @@ def summary_rows(m: dict[str, Any] | Any) -> list[tuple[str, str]]:
     ]
 
 
+def _basis(b: dict[str, int] | None) -> str:
+    """``3 proven (10%) · 20 declared (67%) · 7 inferred (23%)``: how far to trust them."""
+    if not b:
+        return "–"
+    total = sum(b.values())
+    return " · ".join(
+        f"{b[k]} {k}" + (f" ({_half_up(100 * b[k] / total, 0)}%)" if total else "")
+        for k in ("proven", "declared", "inferred")
+    )
+
+
 AUTHOR_HEADER = ("author", "commits", "trailers", "cycles done", "SEQ", "conformance")
 
 
-def author_rows(m: Any) -> list[tuple[str, ...]]:
-    return [_row(f"{a['name']} <{a['email']}>", a) for a in m["authors"]]
+_BOT = re.compile(r"\[bot\]|\bbots?\b|dependabot|renovate|github-actions|pre-commit-ci", re.I)
+SHOWN_AUTHORS = 20
+
+
+def is_bot(name: str, email: str) -> bool:
+    return bool(_BOT.search(name) or _BOT.search(email))
+
+
+def author_rows(m: Any, limit: int | None = None) -> list[tuple[str, ...]]:
+    """People first, most commits first; bots on one line; ``limit`` rows at most, then
+    ``and N more``."""
+    people = sorted(
+        (a for a in m["authors"] if not is_bot(a["name"], a["email"])),
+        key=lambda a: -a["commits"],
+    )
+    rows = [_row(f"{a['name']} <{a['email']}>", a) for a in people]
+    if limit is not None and len(rows) > limit:
+        rest = rows[limit:]
+        rows = rows[:limit]
+        more = sum(int(r[1]) for r in rest)
+        rows.append((f"and {len(rest)} more", str(more), "", "", "", ""))
+    bots = [a for a in m["authors"] if is_bot(a["name"], a["email"])]
+    if bots:
+        names = ", ".join(sorted(a["name"] for a in bots)[:3]) + (", …" if len(bots) > 3 else "")
+        rows.append((f"bots ({len(bots)}: {names})", str(sum(a["commits"] for a in bots))))
+        rows[-1] += ("",) * (len(AUTHOR_HEADER) - 2)
+    return rows
+
+
+def rule_rows(m: Any) -> list[tuple[str, str]]:
+    """(rule, findings) most first: what to look at first."""
+    counts = m.get("findings") or {}
+    return [(r, str(n)) for r, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])) if n]
 
 
 AGENT_HEADER = ("agent", "commits", "trailers", "cycles done", "SEQ", "conformance")
@@ -336,8 +386,11 @@ def _row(who: str, a: Any) -> tuple[str, ...]:
 FINDING_HEADER = ("severity", "rule", "commit", "message")
 
 
-def finding_rows(report: AuditReport, limit: int | None = None) -> list[tuple[str, ...]]:
-    shown = report.findings if limit is None else report.findings[:limit]
+def finding_rows(
+    report: AuditReport, limit: int | None = None, *, newest_first: bool = False
+) -> list[tuple[str, ...]]:
+    found = report.findings[::-1] if newest_first else report.findings
+    shown = found if limit is None else found[:limit]
     return [(f.severity, f.rule, f.commit[:10], f.message) for f in shown]
 
 

@@ -10,6 +10,7 @@ docs/rules.md explains each rule to users.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -71,7 +72,11 @@ class Deferred(Protocol):
     def resolve(self) -> list[Finding]: ...
 
 
-STUB_BATCH = 256  # stub candidates judged together (one pipelined read of their blobs)
+STUB_BATCH = 256
+# Outside a red, a modified file up to this size is judged for stubs (a version string, a
+# declaration); a longer one that adds code is code: parsing every long module of a real
+# history would break the audit's speed budget.
+STUB_JUDGED_BYTES = 30_000  # stub candidates judged together (one pipelined read of their blobs)
 
 
 class StubJudge:
@@ -84,15 +89,22 @@ class StubJudge:
 
     def __init__(self, blobs: BlobReader) -> None:
         self.blobs = blobs
-        self._pending: list[tuple[Commit, tuple[FileChange, ...], str]] = []
+        # (commit, changed files, where, files it deleted or renamed: code may move from them)
+        self._pending: list[tuple[Commit, tuple[FileChange, ...], str, tuple[FileChange, ...]]] = []
         self.settled: list[Finding] = []  # findings of batches judged during the pass
         self._later: dict[str, Deferred] = {}
 
-    def defer(self, commit: Commit, changes: tuple[FileChange, ...], where: str) -> None:
+    def defer(
+        self,
+        commit: Commit,
+        changes: tuple[FileChange, ...],
+        where: str,
+        gone: tuple[FileChange, ...] = (),
+    ) -> None:
         """Judge ``changes`` later: with a batch of others, during the pass (their blob
         reads then overlap with git's stream; the findings wait in ``settled`` for the
         pass to take them), or at the end (``resolve``)."""
-        self._pending.append((commit, changes, where))
+        self._pending.append((commit, changes, where, gone))
         if len(self._pending) >= STUB_BATCH:
             self.settled += self._resolve_stubs()
 
@@ -116,15 +128,17 @@ class StubJudge:
     def _resolve_stubs(self) -> list[Finding]:
         """The ``pre-test-code`` findings of every deferred candidate."""
         wanted: list[tuple[str, str]] = []
-        for c, changes, _ in self._pending:
+        for c, changes, _, gone in self._pending:
             for f in _judged(changes):
                 wanted.append((c.sha, f.path))
                 if c.parents and f.status in ("M", "R", "C", "T"):
                     wanted.append((c.parents[0], f.old_path or f.path))
+            if c.parents:
+                wanted += [(c.parents[0], f.old_path or f.path) for f in gone]
         blobs = dict(zip(wanted, self.blobs.read_many(wanted), strict=True))
         out = []
-        for c, changes, where in self._pending:
-            lines = _non_stub(c, changes, blobs)
+        for c, changes, where, gone in self._pending:
+            lines = _non_stub(c, changes, blobs, gone, where)
             if lines:
                 out.append(
                     finding(
@@ -147,33 +161,48 @@ def _is_js(path: str) -> bool:
 
 
 def _judged(changes: tuple[FileChange, ...]) -> list[FileChange]:
-    """The Python and JS/TS files of a change, up to its first other one (which decides)."""
-    out = []
-    for f in changes:
-        if not (_is_python(f.path) or _is_js(f.path)):
-            break
-        out.append(f)
-    return out
+    """The files of a change whose contents are read to judge it (all of them: whether a
+    change adds code at all is read from any language's lines)."""
+    return list(changes)
 
 
 def _non_stub(
-    c: Commit, changes: tuple[FileChange, ...], blobs: dict[tuple[str, str], bytes | None]
+    c: Commit,
+    changes: tuple[FileChange, ...],
+    blobs: dict[tuple[str, str], bytes | None],
+    gone: tuple[FileChange, ...] = (),
+    where: str = "",
 ) -> list[str]:
+    from tddgit.audit.changes import adds_code, lines_of, only_stubs
     from tddgit.blobs import as_text
     from tddgit.detectors.jsstubs import non_stub_additions_js
     from tddgit.detectors.stubs import non_stub_additions
 
+    # Lines the commit's other files had before: code moved between files is not new.
+    elsewhere: set[str] = set()
+    if c.parents and (gone or len(changes) > 1):
+        for f in (*changes, *gone):
+            if f.status != "A":
+                elsewhere |= lines_of(as_text(blobs.get((c.parents[0], f.old_path or f.path))))
     for f in changes:
         is_js = _is_js(f.path)
-        if not is_js and not _is_python(f.path):
-            return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         new = as_text(blobs.get((c.sha, f.path)))
         if new is None:
             return [f"{f.path}: unreadable or too large to judge"]
         old = None
         if c.parents and f.status in ("M", "R", "C", "T"):
             old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
-        lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
+        if not adds_code(old, new, f.path, elsewhere):
+            continue  # deletions, comments, docstrings, annotations: no code added
+        if not _is_python(f.path) and only_stubs(old, new):
+            continue  # declarations and stubs, line by line (C#, Kotlin, Java, JS, Go ...)
+        if not is_js and not _is_python(f.path):
+            return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
+        if where == "adds" and f.status != "A" and len(new) > STUB_JUDGED_BYTES:
+            return [f"{f.path}: production code"]
+        with warnings.catch_warnings():  # old code's invalid escapes warn when parsed
+            warnings.simplefilter("ignore")
+            lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
         if lines:
             return lines
     return []
@@ -194,29 +223,22 @@ def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     changed = tuple(f for f in v.prods if f.status in ("A", "M", "T"))
     if not changed:
         return _NONE
+    gone = tuple(f for f in v.prods if f.status in ("D", "R"))
     if v.phase == "red":
-        stubs.defer(v.commit, changed, "a red step adds")  # the gate's rule: stubs allowed
+        stubs.defer(v.commit, changed, "a red step adds", gone)  # the gate: stubs allowed
         return _NONE
-    # Outside a red, only new Python files are judged for stubs (a new module skeleton is
-    # where stubs appear); reading and parsing every modified file of every commit would
-    # break the audit's throughput budget, so a modification counts as code.
-    decided = next((f for f in changed if f.status != "A" or not _is_python(f.path)), None)
-    if decided is None:
-        stubs.defer(v.commit, changed, "adds")
-        return _NONE
-    return (
-        finding(
-            "pre-test-code",
-            v.sha,
-            f"adds production code with no failing test: {decided.path}",
-            files=tuple(f.path for f in changed),
-        ),
-    )
+    # Judged from both versions of each file, with the others of its batch: a change that
+    # only deletes, or only touches comments, docstrings or annotations adds no code
+    # (tddgit.audit.changes), and stubs are allowed as in a red.
+    stubs.defer(v.commit, changed, "adds", gone)
+    return _NONE
 
 
 def check_green_without_red(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     if v.phase != "green" or v.before.red is not None:
         return _NONE
+    if v.source == "files" and v.before.green_left > 0:
+        return _NONE  # a green made over several commits (tddgit.audit.lineage)
     return (
         finding(
             "green-without-red",
@@ -232,7 +254,11 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
     if v.phase != "green" or red is None or not v.tests:
         return _NONE
     edited = tuple(
-        f.path for f in v.tests if f.status != "A" and (f.old_path or f.path) in v.before.red_tests
+        f.path
+        for f in v.tests
+        if f.status != "A"
+        and (f.old_path or f.path) in v.before.red_tests
+        and _bends(v.commit, f, stubs.blobs)
     )
     if not edited:
         return _NONE
@@ -246,6 +272,18 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
             files=edited,
         ),
     )
+
+
+def _bends(c: Commit, f: FileChange, blobs: BlobReader) -> bool:
+    """Does a green's change to its red's test file alter or remove a check the test had
+    (new cases beside them bend nothing)?"""
+    from tddgit.audit.changes import changes_existing_checks
+    from tddgit.blobs import as_text
+
+    if f.status == "D" or not c.parents:
+        return True
+    old = as_text(blobs.read(c.parents[0], f.old_path or f.path))
+    return changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
 
 
 def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:

@@ -47,6 +47,16 @@ RULES: dict[str, Rule] = {
             "write the test before the production file, in a red step",
         ),
         Rule(
+            "red-lapsed",
+            "note",
+            "Inferred red that never went green",
+            "a commit read as red from its test files alone (no trailer, message or "
+            "evidence) saw no green within the red window (audit.red_window_commits, "
+            "audit.red_window_days): it opens no cycle for what comes later",
+            "declare phases (GSD-Phase trailers or tddgit red/green) so the audit need not "
+            "guess, or widen the window if your cycles are long",
+        ),
+        Rule(
             "test-edited-in-green",
             "warning",
             "Green step edited the red's tests",

@@ -84,6 +84,15 @@ class State(NamedTuple):
     cycle: int = -1  # index of the lineage's current cycle
     episode: EpisodeAcc | None = None
     last_end: int | None = None  # author time of the lineage's last episode end
+    # The open red: when it was made, whether only its files made it a red (inferred: it
+    # lapses after a window, docs/audit.md), and how many steps the lineage made since.
+    red_time: int = 0
+    red_inferred: bool = False
+    red_steps: int = 0
+    # A green made over several commits: the production files of the inferred green that
+    # closed the red, and how many more production-only commits may continue it.
+    green_dirs: frozenset[str] = frozenset()
+    green_left: int = 0
 
 
 ROOT = State()

@@ -9,7 +9,7 @@ import pytest
 from tests.audit.helpers import Steps, note
 
 RULE_IDS = (
-    "pre-test-code, green-without-red, test-after-fact, test-edited-in-green, "
+    "pre-test-code, green-without-red, test-after-fact, red-lapsed, test-edited-in-green, "
     "refactor-changes-tests, tests-removed, refactor-while-red, missing-evidence, "
     "evidence-contradiction, evidence-rebased, squashed-steps, over-mocking, "
     "broad-assertion, yagni, unpinned-green-line"

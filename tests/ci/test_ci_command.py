@@ -96,4 +96,6 @@ def test_shallow_clone_audit_of_a_missing_base_says_how_to_fetch(tmp_path: Path)
     assert proc.returncode == 2
     assert "shallow clone" in proc.stderr and "tddgit ci" in proc.stderr
     head = clone.tddgit("audit", "HEAD")
-    assert "0 (0 change code, 0 merges, 1 at a shallow clone's boundary" in head.stdout
+    assert (
+        "1 in all = 0 non-merge (0 change code) + 0 merges + 1 at a shallow clone's boundary"
+    ) in head.stdout

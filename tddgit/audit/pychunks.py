@@ -1,0 +1,153 @@
+"""A Python module read one top-level statement at a time (issue 27, item 9: speed).
+
+Real histories change a few lines of long modules; parsing and dumping the whole module
+at every version was nearly all the audit's time. A text is cut at the lines that start
+a top-level statement (column 0, not a comment or a closing bracket; decorators joined
+to what they decorate), and each piece is parsed once per distinct text and remembered:
+two versions of a module share most of their pieces.
+
+The pieces give exactly what the whole module gives, or nothing: a piece cut inside a
+string, a bracket or a continued line ends unfinished and does not parse, and so does a
+piece that starts with ``else:``/``except:``/``finally:``; the caller then parses the
+whole text as before. What ``ast.parse`` checks beyond one statement (nothing, in the
+versions supported: ``__future__`` placement, ``return`` outside a function and the like
+are the compiler's) cannot differ.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from itertools import pairwise
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+# A line that starts a top-level statement (the same screen as tddgit.audit.blobscan).
+_START = re.compile(r"^(?=[^\s#)\]}])", re.M)
+# A clause that continues the compound statement before it (if/for/while/try).
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+_LIMIT = 4096  # pieces remembered per analysis before the memory is dropped (RSS)
+_CHARS = 4_000_000  # characters of pieces analysed and remembered, at most (their dumps)
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` cut before each top-level statement; a decorator's lines stay with the
+    statement after them. The pieces joined give ``text`` back."""
+    cuts = [m.start() for m in _START.finditer(text)]
+    if not cuts or cuts[0] != 0:
+        cuts.insert(0, 0)
+    cuts.append(len(text))
+    out: list[str] = []
+    carry = ""
+    for a, b in pairwise(cuts):
+        piece = carry + text[a:b]
+        if text.startswith("@", a) and b < len(text):
+            carry = piece
+            continue
+        carry = ""
+        out.append(piece)
+    if carry:
+        out.append(carry)
+    return out
+
+
+def parse(text: str) -> ast.Module:
+    """``ast.parse`` without the SyntaxWarnings old code raises (invalid escapes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+_MERGE = 48  # pieces joined at most to make one that parses (a docstring's lines)
+_STATEMENTS: dict[str, int | None] = {}  # a text -> its statements, None: does not parse
+
+
+# The trees just parsed to count statements, for the analysis that usually follows
+# (``PieceCache.of`` takes each once); a few only, for memory.
+_TREES: dict[str, ast.Module] = {}
+_TREE_CHARS = 300_000
+_CHARS_SEEN = [0]  # characters of the texts in _STATEMENTS
+
+
+def _statements(text: str) -> int | None:
+    found = _STATEMENTS.get(text, -1)
+    if found == -1:
+        try:
+            tree = parse(text)
+        except _ERRORS:
+            found = None
+        else:
+            found = len(tree.body)
+            if len(_TREES) >= 256 or sum(map(len, _TREES)) + len(text) > _TREE_CHARS:
+                _TREES.clear()  # a tree takes ~100 times its text
+            _TREES[text] = tree
+        _CHARS_SEEN[0] += len(text)
+        if len(_STATEMENTS) >= _LIMIT or _CHARS_SEEN[0] > _CHARS:
+            _STATEMENTS.clear()
+            _CHARS_SEEN[0] = len(text)
+        _STATEMENTS[text] = found
+    return found
+
+
+@lru_cache(maxsize=64)
+def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """``text`` as consecutive pieces that each parse alone, with their numbers of
+    statements; a piece that does not parse (cut inside a docstring) is joined with the
+    next ones until it does, an ``else:`` or ``except:`` with the unit before. None when no such cut is found (the caller reads the whole
+    text): then the whole text may not parse either."""
+    ps = pieces(text)
+    out: list[str] = []
+    counts: list[int] = []
+    i = 0
+    while i < len(ps):
+        unit, j = ps[i], i + 1
+        if out and _CLAUSE.match(unit):  # else/except/finally of the statement before
+            unit = out.pop() + unit
+            counts.pop()
+        n = _statements(unit)
+        while n is None and j < len(ps) and j - i < _MERGE:
+            unit, j = unit + ps[j], j + 1
+            n = _statements(unit)
+        if n is None:
+            return None
+        out.append(unit)
+        counts.append(n)
+        i = j
+    return tuple(out), tuple(counts)
+
+
+class PieceCache(Generic[T]):
+    """``analyse`` of each unit of a text (``units``), remembered by the unit's text."""
+
+    def __init__(self, analyse: Callable[[ast.Module], T]) -> None:
+        self._analyse = analyse
+        self._seen: dict[str, object] = {}
+        self._chars = 0  # of the texts remembered: analyses grow with them
+
+    def of(self, texts: Sequence[str]) -> list[T] | None:
+        """``analyse`` of each of ``texts`` (units: each parses alone); None when one
+        fails all the same (too deep to dump)."""
+        out: list[T] = []
+        seen = self._seen
+        for piece in texts:
+            found = seen.get(piece, seen)  # the dict itself: not seen yet
+            if found is seen:
+                try:
+                    tree = _TREES.pop(piece, None)
+                    found = self._analyse(tree if tree is not None else parse(piece))
+                except _ERRORS:
+                    found = None
+                self._chars += len(piece)
+                if len(seen) >= _LIMIT or self._chars > _CHARS:
+                    seen.clear()
+                    self._chars = len(piece)
+                seen[piece] = found
+            if found is None:
+                return None
+            out.append(found)  # type: ignore[arg-type]
+        return out

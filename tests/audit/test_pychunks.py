@@ -1,0 +1,125 @@
+"""Reading a Python module piece by piece gives what the whole module gives (issue 27,
+item 9: the audit's speed must not change its answers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tddgit.audit import changes
+from tddgit.audit.pychunks import pieces, units
+from tddgit.audit.pycode import _whole, same_code
+
+BASE = '''# -*- coding: utf-8 -*-
+"""
+Module docstring
+with a line at column 0
+"""
+import sys
+
+PY2 = sys.version_info[0] == 2
+if PY2:
+    text = unicode
+else:
+    text = str
+
+TEMPLATE = """
+def not_code():
+    pass
+"""
+
+
+@decorator
+def add(a: int, b: int) -> int:
+    """Add."""
+    return a + b
+
+
+class Thing:
+    """A thing."""
+
+    def value(self) -> int:
+        return 1
+
+
+try:
+    import json
+except ImportError:
+    json = None
+'''
+
+CHANGES = [
+    ("docstring of a function", BASE.replace('"""Add."""', '"""Add two numbers."""'), True),
+    ("module docstring", BASE.replace("Module docstring", "The module"), True),
+    (
+        "module docstring removed",
+        BASE.replace('"""\nModule docstring\nwith a line at column 0\n"""\n', ""),
+        True,
+    ),
+    ("annotation", BASE.replace("a: int, b: int", "a: float, b: float"), True),
+    ("comment", BASE.replace("import sys\n", "import sys  # the system\n# more\n"), True),
+    ("code in a function", BASE.replace("return a + b", "return a - b"), False),
+    ("code in the else", BASE.replace("text = str", "text = bytes"), False),
+    ("inside a string at column 0", BASE.replace('    pass\n"""', '    return 1\n"""'), False),
+    ("layout inside a string", BASE.replace("def not_code():", "def  not_code():"), False),
+    ("decorator", BASE.replace("@decorator", "@other"), False),
+    ("statement added", BASE + "\nVALUE = 1\n", False),
+    ("string statement added first", '"""Doc."""\n' + BASE, False),
+    ("python 2", BASE.replace("json = None", "print 'no json'"), False),
+    (
+        "except clause",
+        BASE.replace("except ImportError:", "except (ImportError, ValueError):"),
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "new,expected", [(n, e) for _, n, e in CHANGES], ids=[c[0] for c in CHANGES]
+)
+def test_same_code_piece_by_piece_is_the_whole_modules_answer(new: str, expected: bool) -> None:
+    assert units(BASE) is not None  # the base is read piece by piece
+    assert _whole(BASE, new) is expected
+    assert same_code(BASE, new) is expected
+    assert same_code(new, BASE) is _whole(new, BASE)
+
+
+def test_pieces_join_back_and_keep_decorators_with_their_function() -> None:
+    ps = pieces(BASE)
+    assert "".join(ps) == BASE
+    assert any(p.startswith("@decorator\ndef add") for p in ps)
+
+
+TESTS = '''"""Tests."""
+import pytest
+
+
+@pytest.mark.parametrize("a, b", [(1, 2), (3, 4)])
+def test_add(a, b):
+    assert add(a, b) == a + b
+
+
+class TestThing:
+    def test_value(self):
+        assert Thing().value() == 1
+
+    def helper(self):
+        assert True
+
+
+def test_add():
+    """Defined twice: the last one counts."""
+    assert add(1, 1) == 2
+
+
+assert add(0, 0) == 0
+'''
+
+
+def test_a_test_file_analysed_by_pieces_is_analysed_as_a_whole() -> None:
+    by_pieces = changes._analysed(TESTS)
+    assert by_pieces is not None and len(by_pieces.texts) > 1
+    tests, checks, cases, constants = changes._analyse(changes._parse(TESTS))
+    assert by_pieces.tests == tests
+    assert by_pieces.checks == checks
+    assert by_pieces.cases == cases
+    assert by_pieces.constants == constants
