@@ -112,6 +112,14 @@ def _screened(text: str, s: DetectorSettings) -> tuple[str, list[str]] | None:
             _judged(seen, alike, u, mock_words, shared, s) if c is None else c
             for u, c in zip(tests, crosses, strict=True)
         ]
+    test_names = [n for n in names if n]
+    if len(set(test_names)) < len(test_names):
+        # A later `def` of the same name replaces the earlier one, as Python and pytest
+        # read the module: keep every definition of a repeated name, so the detector sees
+        # the last one as it does unscreened (blanking the later one made the earlier
+        # one's mocks count).
+        repeated = {n for n in test_names if test_names.count(n) > 1}
+        crosses = [c or n in repeated for c, n in zip(crosses, test_names, strict=True)]
     if True not in crosses and not any("def test" in u for u in context):
         return None  # every test is a plain function, none can cross
     kept = [n for n, c in zip(filter(None, names), crosses, strict=True) if c]

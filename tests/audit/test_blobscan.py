@@ -296,3 +296,17 @@ def test_random_files_get_the_detectors_findings(parts: list[str], s: DetectorSe
     source = "".join(parts)
     forget()
     assert hits_in(source, "tests/test_r.py", s) == unscreened(source, "tests/test_r.py", s)
+
+
+def test_a_test_defined_twice_is_judged_by_its_last_definition() -> None:
+    # Found by the random test above: the screen blanked the later, plain `test_ok` and
+    # left the earlier one, so its two patches counted; Python (and pytest) keep the last.
+    source = (
+        "from unittest import mock\n"
+        '@mock.patch("a")\n'
+        '@mock.patch("a")\n'
+        "def test_ok():\n    assert f(1) == 2\n"
+        "def test_ok():\n    assert f(1) == 2\n"
+    )
+    s = DetectorSettings(max_mocks=1, max_asserts=1, use_cache=True)
+    assert hits_in(source, "tests/test_r.py", s) == unscreened(source, "tests/test_r.py", s) == ()
