@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -159,6 +161,9 @@ def _readable(
         wanted += [os.path.dirname(os.path.dirname(argv[0]))]  # a virtualenv's root
         wanted += [os.path.dirname(os.path.dirname(os.path.realpath(argv[0])))]
     wanted.append(str(Path(__file__).resolve().parents[1]))
+    # tddgit's own environment: a project interpreter may take pytest and the probe's
+    # dependencies from it (a `.pth` naming its site-packages); a checkout under /tmp hid it
+    wanted += [sys.prefix, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
     out = []
     for path in wanted:
         if not path or not os.path.isabs(path) or not os.path.isdir(path):
