@@ -166,60 +166,29 @@ def _first_parents(
     if scope is not None:
         yield from _scoped(repo, commit, scope, header)
         return
-    proc = subprocess.Popen(
-        [
-            "git",
-            "log",
-            "--first-parent",
-            "-z",
-            f"--format={header}",
-            commit,
-        ],
-        cwd=repo.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    stream = proc.stdout
-    assert stream is not None
-    try:
-        buf = b""
-        while True:
-            chunk = os.read(stream.fileno(), 65536)
-            if not chunk:
-                break
-            buf += chunk
-            *done, buf = buf.split(b"\0")
-            for rec in done:
-                yield _record(rec)
-        if buf.strip():
-            yield _record(buf)
-    finally:
-        stream.close()
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    args = ["git", "log", "--first-parent", "-z", f"--format={header}", commit]
+    for rec in _records(repo, args, b"\0"):
+        yield _record(rec)
 
 
 def _scoped(
     repo: Repo, commit: str, scope: Scope, header: str
 ) -> Generator[tuple[str, str | None, str | None], None, None]:
     args = ["git", "log", "--first-parent", "--diff-merges=first-parent", "-z", "--name-only"]
-    proc = subprocess.Popen(
-        [*args, f"--format=%x1e{header}", commit],
-        cwd=repo.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    stream = proc.stdout
-    assert stream is not None
-
-    def parsed(rec: bytes) -> tuple[str, str | None, str | None]:
+    for rec in _records(repo, [*args, f"--format=%x1e{header}", commit], b"\x1e"):
         head, _, rest = rec.partition(b"\0")
         sha, declared, reverted = _record(head)
         files = rest.lstrip(b"\n").decode("utf-8", "surrogateescape").split("\0")
         mine = declared is not None and any(f and scope.owns(f) for f in files)
-        return sha, declared if mine else None, reverted
+        yield sha, declared if mine else None, reverted
 
+
+def _records(repo: Repo, args: list[str], sep: bytes) -> Generator[bytes, None, None]:
+    """The non-empty records of one git process's output split at ``sep``, streamed (a long
+    history is never held whole); the process is ended when the reader stops early."""
+    proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    stream = proc.stdout
+    assert stream is not None
     try:
         buf = b""
         while True:
@@ -227,12 +196,10 @@ def _scoped(
             if not chunk:
                 break
             buf += chunk
-            *done, buf = buf.split(b"\x1e")
-            for rec in done:
-                if rec:
-                    yield parsed(rec)
+            *done, buf = buf.split(sep)
+            yield from (rec for rec in done if rec)
         if buf.strip():
-            yield parsed(buf)
+            yield buf
     finally:
         stream.close()
         if proc.poll() is None:
