@@ -1,4 +1,4 @@
-"""tests/agentdeps.py without npm: a reason to skip on a workstation, an error under CI."""
+"""tests/agentdeps.py and tests/npmcache.py without npm: a reason to skip on a workstation, an error under CI."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import agentdeps
+from tests import agentdeps, npmcache
+from tests.npmcache import install, unavailable
 
 
 @pytest.fixture
@@ -35,3 +36,24 @@ def test_make_agents_fails_only_under_ci(
     err = capsys.readouterr().err
     assert "npm is not installed" in err
     assert ("required under CI" in err) == (code == 1)
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)]
+)
+def test_a_test_needing_jest_without_npm_fails_under_ci_and_skips_elsewhere(
+    no_npm: None, monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
+) -> None:
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="npm is not installed"):
+        try:
+            install(
+                "js-probe",
+                {"jest": "0.0.0"},
+                complete=lambda home: False,
+                scripts=False,
+                timeout=1,
+                cache=agentdeps.CACHE,
+            )
+        except npmcache.Unavailable as exc:
+            unavailable("jest", exc)

@@ -9,6 +9,7 @@ import pytest
 
 from tests import agentdeps
 from tests.conftest import GitRepo
+from tests.npmcache import unavailable
 from tests.project import start_project
 
 
@@ -19,9 +20,7 @@ def agents() -> Path:
     try:
         return agentdeps.bin_dir()
     except agentdeps.Unavailable as exc:
-        if agentdeps.in_ci():
-            pytest.fail(f"the real agents are required under CI: {exc}")
-        pytest.skip(f"the real agents are not installed: {exc}")
+        unavailable("the real agents", exc)
 
 
 def guarded_project(root: Path, agent: str) -> GitRepo:

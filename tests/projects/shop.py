@@ -9,10 +9,9 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import TDDGIT, GitRepo
 from tests.jsdeps import PINNED, Unavailable, node_modules
+from tests.npmcache import unavailable
 
 BACKEND_PYPROJECT = """\
 [project]
@@ -58,7 +57,7 @@ def linked_node_modules(where: Path) -> None:
     try:
         modules = node_modules()
     except Unavailable as exc:
-        pytest.skip(f"vitest cannot be installed: {exc}")
+        unavailable("vitest", exc)
     os.symlink(modules, where / "node_modules")
 
 

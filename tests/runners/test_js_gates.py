@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import GitRepo, isolated_git
 from tests.jsdeps import PINNED, Unavailable, node_modules
+from tests.npmcache import unavailable
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def start(repo: GitRepo, flavour: Flavour) -> None:
         try:
             modules = node_modules()
         except Unavailable as exc:
-            pytest.skip(f"{flavour.name} cannot be installed: {exc}")
+            unavailable(flavour.name, exc)
         os.symlink(modules, repo.root / "node_modules")
     repo.write("package.json", json.dumps(flavour.package), dedent=False)
     repo.write(".gitignore", "node_modules\n", dedent=False)

@@ -17,6 +17,7 @@ from tddgit.model import RunResult
 from tddgit.runners import RunRequest, get_runner
 from tddgit.runners.jscauses import missing_export
 from tests.jsdeps import PINNED, Unavailable, node_modules
+from tests.npmcache import unavailable
 
 CALC = """\
 export function add(a, b) { return a + b; }
@@ -114,7 +115,7 @@ def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         try:
             os.symlink(node_modules(), root / "node_modules")
         except Unavailable as exc:
-            pytest.skip(f"{name} cannot be installed: {exc}")
+            unavailable(name, exc)
     write_project(root, name)
     return name, run(root)
 
