@@ -44,6 +44,32 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
     return names
 
 
+def threshold_options(f: Any) -> Any:
+    """The options that decide the exit code, shared by ``tddgit audit`` and ``tddgit ci``."""
+    f = click.option(
+        "--min-evidence",
+        type=click.FloatRange(0, 100),
+        metavar="PCT",
+        help="Exit 1 when evidence coverage (declared steps with valid evidence) is below PCT.",
+    )(f)
+    f = click.option(
+        "--require-evidence",
+        is_flag=True,
+        help="A declared phase without evidence counts against the result: missing-evidence "
+        "lowers conformance and exits 1.",
+    )(f)
+    f = click.option(
+        "--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires."
+    )(f)
+    f = click.option(
+        "--fail-under",
+        type=click.FloatRange(0, 100),
+        metavar="PCT",
+        help="Exit 1 when conformance is below PCT.",
+    )(f)
+    return f
+
+
 @click.command("audit", cls=_AuditCommand)
 @click.argument("revs", nargs=-1, metavar="[RANGE]...")
 @click.option("--since", metavar="DATE", help="Only commits after DATE (as git log --since).")
@@ -64,25 +90,7 @@ def _rule_list(value: str | None) -> tuple[str, ...]:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the report to FILE instead of stdout.",
 )
-@click.option(
-    "--fail-under",
-    type=click.FloatRange(0, 100),
-    metavar="PCT",
-    help="Exit 1 when conformance is below PCT.",
-)
-@click.option("--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires.")
-@click.option(
-    "--require-evidence",
-    is_flag=True,
-    help="A declared phase without evidence counts against the result: missing-evidence "
-    "lowers conformance and exits 1.",
-)
-@click.option(
-    "--min-evidence",
-    type=click.FloatRange(0, 100),
-    metavar="PCT",
-    help="Exit 1 when evidence coverage (declared steps with valid evidence) is below PCT.",
-)
+@threshold_options
 @click.option(
     "--verify",
     is_flag=True,

@@ -9,28 +9,11 @@ import click
 
 from tddgit.ci.reports import Outputs
 from tddgit.cli import app
-from tddgit.commands.audit import Thresholds, _rule_list, gate
+from tddgit.commands.audit import Thresholds, _rule_list, gate, threshold_options
 
 
 @click.command("ci")
-@click.option(
-    "--fail-under",
-    type=click.FloatRange(0, 100),
-    metavar="PCT",
-    help="Exit 1 when conformance is below PCT.",
-)
-@click.option("--fail-on", metavar="RULE[,RULE]", help="Exit 1 when any of these rules fires.")
-@click.option(
-    "--require-evidence",
-    is_flag=True,
-    help="A declared phase without evidence lowers conformance and exits 1.",
-)
-@click.option(
-    "--min-evidence",
-    type=click.FloatRange(0, 100),
-    metavar="PCT",
-    help="Exit 1 when evidence coverage is below PCT.",
-)
+@threshold_options
 @click.option(
     "--remote",
     default="origin",
