@@ -101,7 +101,6 @@ def test_a_green_whose_every_line_is_pinned_holds_silently(red: GitRepo) -> None
     assert mutation_findings(data) == []
 
 
-
 def test_off_makes_no_mutant(red: GitRepo) -> None:
     configure(red, 'green:\n  mutation: "off"\n')
     data = green(red, CALC_SUB_UNPINNED)
