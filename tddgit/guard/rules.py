@@ -194,9 +194,9 @@ def behaviour_change(path: str, survivors: Sequence[str], refuse: bool) -> Decis
     """A kept refactor candidate whose changed lines have mutants no test kills
     (``survivors``: 'file:line: no test fails when ...' lines)."""
     done = (
-        "it was undone"
+        "It was undone"
         if refuse
-        else "it was kept (guard.mutation = warn), but a refactor must not change behaviour"
+        else "It was kept (guard.mutation = warn), but a refactor must not change behaviour"
     )
     text = (
         f"your write to {path} changes behaviour no test pins: {_some(survivors)}. {done}. "

@@ -68,7 +68,7 @@ def test_refuse_puts_the_file_back_exactly(at) -> None:  # type: ignore[no-untyp
     out = write_through_hooks(repo, "calc.py", SEVEN)
     assert out["decision"] == "block"
     assert out["reason"].startswith("tddgit [refactor-unpinned]: your write to calc.py")
-    assert "it was undone" in out["reason"]
+    assert "It was undone" in out["reason"]
     assert (repo.root / "calc.py").read_bytes() == before
 
 
