@@ -291,6 +291,14 @@ KEYS: tuple[KeySpec, ...] = (
         "seconds the mutation check may start mutants for; the rest are counted as not run",
     ),
     KeySpec("mutation.jobs", "int", 2, "mutants run at once (each on its own snapshot)"),
+    KeySpec(
+        "guard.mutation",
+        "str",
+        "warn",
+        "the agent guard's refactor candidates whose changed lines have mutants no test "
+        "kills: warn (told to the agent, kept), refuse (undone) or off",
+        MUTATION_POLICY,
+    ),
     KeySpec("refactor.scope", "str", "all", "tests the refactor gate runs", SCOPES),
     KeySpec("refactor.one_side", "bool", True, "a refactor changes tests or production, not both"),
     KeySpec(

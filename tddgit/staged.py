@@ -7,6 +7,7 @@ work tree or the index; write-tree only adds tree objects to the object store.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Callable, Iterable
@@ -177,3 +178,22 @@ def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:
     """The content of ``path`` in ``tree``, or None when it is not there."""
     proc = repo.run("cat-file", "blob", f"{tree}:{path}", check=False)
     return proc.stdout if proc.returncode == 0 else None
+
+
+def work_tree_tree(repo: Repo) -> str | None:
+    """The work tree as a tree object, the user's uncommitted and untracked (not ignored)
+    files included: a private copy of the index, ``git add -A``, ``git write-tree``. The
+    user's index and files are never touched; only objects are added to the store. None
+    when git cannot (a conflicted index)."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tddgit-index-") as tmp:
+        copy = Path(tmp) / "index"
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copyfile(repo.index_file(), copy)
+        env = {**os.environ, "GIT_INDEX_FILE": str(copy)}
+        if repo.run("add", "-A", env=env, check=False).returncode != 0:
+            return None
+        proc = repo.run("write-tree", env=env, check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None

@@ -64,8 +64,9 @@ def red(repo: GitRepo) -> GitRepo:
     imports the production module."""
     start_project(repo)
     repo.write("tests/conftest.py", CONFTEST, dedent=False)
-    # These tests pin yagni's findings exactly: the mutation check (its own findings,
-    # e.g. `+ OFFSET` where OFFSET is 0) is tests/mutation's.
+    # These tests pin yagni's findings exactly: the mutation check is tests/mutation's
+    # (CALC_SUB_BRANCH's `if b > a:` is unpinned, a real finding of its own; `+ OFFSET`
+    # where OFFSET is 0 no longer makes one: tests/mutation/test_gate.py)
     repo.write(".tddgit.yaml", 'green:\n  mutation: "off"\n')
     repo.commit("conftest")
     stage_red(repo)
@@ -152,8 +153,9 @@ def test_off_measures_nothing(red: GitRepo, tmp_path: Path) -> None:
 def test_probe_does_not_import_coverage_when_not_asked(repo: GitRepo, tmp_path: Path) -> None:
     start_project(repo)
     repo.write("tests/conftest.py", CONFTEST, dedent=False)
-    # These tests pin yagni's findings exactly: the mutation check (its own findings,
-    # e.g. `+ OFFSET` where OFFSET is 0) is tests/mutation's.
+    # These tests pin yagni's findings exactly: the mutation check is tests/mutation's
+    # (CALC_SUB_BRANCH's `if b > a:` is unpinned, a real finding of its own; `+ OFFSET`
+    # where OFFSET is 0 no longer makes one: tests/mutation/test_gate.py)
     repo.write(".tddgit.yaml", 'green:\n  mutation: "off"\n')
     repo.commit("conftest")
     stage_red(repo)

@@ -28,7 +28,7 @@ import time
 from typing import Any
 
 from tddgit.guard import tree
-from tddgit.guard.model import ALLOW, REVERT, Decision, Event
+from tddgit.guard.model import ALLOW, CONTEXT, REVERT, Decision, Event
 
 IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that failed
 
@@ -47,6 +47,7 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         decisions: list[Decision] = []
         warnings: list[str] = []  # a kept change the check could not fully measure
         keep: list[str] = []
+        told: list[Decision] = []
         for change in scan.changes:
             elsewhere = _in_flight_elsewhere(repo, event.session, change.path)
             if elsewhere and change.path not in own:
@@ -61,6 +62,8 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
                 keep.append(change.path)
                 if verdict.warning:
                     warnings.append(verdict.warning)
+                if verdict.verdict == CONTEXT:  # kept, with words for the agent
+                    told.append(verdict)
         tree.accept(scan, keep)
         tree.save(repo, scan)
     if own:
@@ -69,12 +72,16 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         for path in own:
             snapshots.drop(repo, event.session, path)
     warnings.extend(d.warning for d in decisions if d.warning)
+    if not decisions and told:
+        first = told[0]
+        reason = "\n".join(d.reason for d in told)
+        return Decision(CONTEXT, first.rule, reason, "; ".join(warnings), first.details)
     if not decisions:
         return Decision(
             ALLOW, "kept" if scan.changes else "tree-unchanged", warning="; ".join(warnings)
         )
     first = decisions[0]
-    reason = "\n".join(d.reason for d in decisions)
+    reason = "\n".join(d.reason for d in [*decisions, *told])
     return Decision(first.verdict, first.rule, reason, "; ".join(warnings), first.details)
 
 

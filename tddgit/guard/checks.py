@@ -154,9 +154,36 @@ def check_write(facts: Facts, snap: Snapshot) -> Decision:
         else:
             untested = _untested(rel, snap.content, new, cov)
     decision = after_write(rel, failing, untested)
+    if decision.rule == "kept" and python and new is not None:
+        decision = _behaviour(facts, rel, snap.content, new, result) or decision
     ran = f"{len(result.tests)} test(s) from {', '.join(tests) if tests else 'the whole suite'}"
     details = {**decision.details, "ran": ran}
     return Decision(decision.verdict, decision.rule, decision.reason, note, details)
+
+
+def _behaviour(
+    facts: Facts, rel: str, old: bytes | None, new: bytes, result: RunResult
+) -> Decision | None:
+    """A kept refactor candidate's changed lines, mutated (``tddgit.mutation.refactor``):
+    a behaviour change no test pins is told, or undone under ``guard.mutation = refuse``."""
+    from tddgit.guard.rules import behaviour_change
+    from tddgit.mutation.refactor import check_refactor
+
+    setting = str(facts.config.get("guard.mutation"))
+    if setting == "off" or old is None:  # a new file: every line of it is new code
+        return None
+    verdict = check_refactor(facts.repo, facts.config, rel, old, new, result)
+    if not verdict.unpinned:
+        return None
+    survivors = [
+        f"{u.mutant.path}:{u.mutant.line}: no test fails when `{u.mutant.original}` becomes "
+        f"`{u.mutant.mutated}` ({u.mutant.operator}"
+        + ("; the previous version's same mutant was killed)" if u.before else ")")
+        for u in verdict.unpinned
+    ]
+    decision = behaviour_change(rel, survivors, refuse=setting == "refuse")
+    details = {**decision.details, "mutation": verdict.note}
+    return Decision(decision.verdict, decision.rule, decision.reason, details=details)
 
 
 def _untested(rel: str, old: bytes | None, new: bytes, cov: LineCoverage) -> list[int]:

@@ -60,6 +60,14 @@ RULES: dict[str, Rule] = {
             "a production write outside an open red added lines no test executes: it was "
             "undone (untested behaviour needs a failing test first)",
         ),
+        Rule(
+            "refactor-unpinned",
+            CONTEXT,
+            "a refactor candidate changed a line whose behaviour no test pins (a mutant of "
+            "what the change wrote survives the tests where the previous version's was "
+            "killed, or the code is new): told to the agent and kept (guard.mutation = "
+            "warn), undone (refuse)",
+        ),
         # before a stop
         Rule("stop-ok", ALLOW, "no test outside an open red's targets fails or is amber"),
         Rule(
@@ -182,6 +190,30 @@ def after_write(path: str, failing: Sequence[str], untested: Sequence[int]) -> D
     return decide("kept")
 
 
+def behaviour_change(path: str, survivors: Sequence[str], refuse: bool) -> Decision:
+    """A kept refactor candidate whose changed lines have mutants no test kills
+    (``survivors``: 'file:line: no test fails when ...' lines)."""
+    done = (
+        "It was undone"
+        if refuse
+        else "It was kept (guard.mutation = warn), but a refactor must not change behaviour"
+    )
+    text = (
+        f"your write to {path} changes behaviour no test pins: {_some(survivors)}. {done}. "
+        "Next step: if the behaviour is wanted, take the change out and "
+        f"{NEXT_RED}; if not, write the refactor without it"
+    )
+    if refuse:
+        return Decision(REVERT, "refactor-unpinned", text, details={"unpinned": list(survivors)})
+    # told as context (the model reads it; nothing is put back): the rule id is in the text
+    return Decision(
+        CONTEXT,
+        "refactor-unpinned",
+        f"tddgit [refactor-unpinned]: {text}",
+        details={"unpinned": list(survivors)},
+    )
+
+
 def _lines(numbers: Sequence[int]) -> str:
     spans: list[str] = []
     start = prev = numbers[0]
@@ -232,7 +264,8 @@ RULES_TEXT = (
     "- production code needs an open red: write a failing test and commit it with "
     "`tddgit red`, then implement and commit with `tddgit green`;\n"
     "- after a green/refactor step, production writes are allowed as refactors but are "
-    "undone if a test fails or a line they add is not executed by any test;\n"
+    "undone if a test fails or a line they add is not executed by any test, and a changed "
+    "line whose behaviour no test pins is reported;\n"
     "- you cannot stop while tests (other than an open red's targets) fail or are broken."
 )
 

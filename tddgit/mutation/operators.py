@@ -56,11 +56,21 @@ class Mutant:
     source: str
 
 
-def mutants(
-    path: str, source: str, lines: set[int] | frozenset[int], per_line: int
-) -> list[Mutant]:
-    """At most ``per_line`` mutants of each of ``lines`` (1-based) that is not arid;
-    nothing for a file that does not parse."""
+@dataclass(frozen=True)
+class Candidate:
+    """A mutant before it is applied: ``source[start:end]`` becomes ``replacement``."""
+
+    rank: int
+    operator: str
+    line: int
+    start: int
+    end: int
+    replacement: str
+
+
+def candidates(source: str, lines: set[int] | frozenset[int]) -> list[Candidate]:
+    """Every mutant of ``lines`` (1-based) that are not arid, as spans of ``source``, in
+    the order of the operators' usefulness; nothing for a file that does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -68,27 +78,46 @@ def mutants(
     text_lines = source.splitlines(keepends=True)
     offsets = _line_offsets(text_lines)
     arid = _arid_lines(tree)
-    found: dict[int, list[tuple[int, str, tuple[int, int], str]]] = {}
+    found = []
     for rank, name, span, replacement in _candidates(tree, text_lines):
         line = span[0][0]
         if line not in lines or line in arid:
             continue
         start = offsets[span[0][0] - 1] + span[0][1]
         end = offsets[span[1][0] - 1] + span[1][1]
-        found.setdefault(line, []).append((rank, name, (start, end), replacement))
-    out = []
-    for line in sorted(found):
-        seen: set[str] = set()
-        for _rank, name, (start, end), replacement in sorted(found[line], key=lambda c: c[0]):
-            mutated = source[:start] + replacement + source[end:]
-            if mutated == source or mutated in seen:
-                continue
-            seen.add(mutated)
-            original = text_lines[line - 1].strip()
-            after = mutated.splitlines()[line - 1].strip() if replacement.count("\n") == 0 else ""
-            out.append(Mutant(path, line, name, original, after or "pass", mutated))
-            if len([m for m in out if m.line == line]) >= per_line:
-                break
+        found.append(Candidate(rank, name, line, start, end, replacement))
+    found.sort(key=lambda c: (c.line, c.rank))  # stable: the AST's order within a rank
+    return found
+
+
+def apply(path: str, source: str, c: Candidate) -> Mutant | None:
+    """``c`` applied to ``source`` (None: it changes nothing)."""
+    mutated = source[: c.start] + c.replacement + source[c.end :]
+    if mutated == source:
+        return None
+    text_lines = source.splitlines()
+    original = text_lines[c.line - 1].strip()
+    after = mutated.splitlines()[c.line - 1].strip() if "\n" not in c.replacement else ""
+    return Mutant(path, c.line, c.operator, original, after or "pass", mutated)
+
+
+def mutants(
+    path: str, source: str, lines: set[int] | frozenset[int], per_line: int
+) -> list[Mutant]:
+    """At most ``per_line`` mutants of each of ``lines`` (1-based) that is not arid;
+    nothing for a file that does not parse."""
+    out: list[Mutant] = []
+    seen: set[str] = set()
+    made: dict[int, int] = {}
+    for c in candidates(source, lines):
+        if made.get(c.line, 0) >= per_line:
+            continue
+        m = apply(path, source, c)
+        if m is None or m.source in seen:
+            continue
+        seen.add(m.source)
+        out.append(m)
+        made[c.line] = made.get(c.line, 0) + 1
     return out
 
 
@@ -136,12 +165,16 @@ def _candidates(tree: ast.AST, text_lines: list[str]) -> Iterator[tuple[int, str
         if isinstance(node, ast.JoinedStr)
         for part in ast.walk(node)
     }
+    identities = _identity_names(tree)
     for node in ast.walk(tree):
         if id(node) in in_fstring:
             continue
         if isinstance(node, ast.If):
             # the branch never taken: survives when no test needs what it does
             yield 0, "skip-branch", _span(node.test), "False"
+        if isinstance(node, ast.IfExp):
+            # the `else` alternative never taken (`x if c else y` -> `x if True else y`)
+            yield 0, "skip-branch", _span(node.test), "True"
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             test = _span(node.test)
             yield 1, "negate-condition", test, f"not ({_segment(text_lines, test)})"
@@ -162,11 +195,11 @@ def _candidates(tree: ast.AST, text_lines: list[str]) -> Iterator[tuple[int, str
                 yield 4, "boolean", _between(left, right), f" {other} "
         if isinstance(node, ast.BinOp):
             other = _ARITH.get(type(node.op))
-            if other is not None:
+            if other is not None and not _identity(node.op, node.right, identities):
                 yield 5, "arithmetic", _between(node.left, node.right), f" {other} "
         if isinstance(node, ast.AugAssign):
             other = _ARITH.get(type(node.op))
-            if other is not None:
+            if other is not None and not _identity(node.op, node.value, identities):
                 yield 5, "arithmetic", _between(node.target, node.value), f" {other}= "
         if isinstance(node, ast.Constant) and not isinstance(node.value, bytes):
             replacement = _constant(node.value)
@@ -175,6 +208,73 @@ def _candidates(tree: ast.AST, text_lines: list[str]) -> Iterator[tuple[int, str
         if isinstance(node, ast.Return) and not _returns_none(node):
             assert node.value is not None
             yield 7, "return-value", _span(node.value), "None"
+
+
+# `x + 0` -> `x - 0`, `x * 1` -> `x / 1`, `x ** 1` -> `x * 1`: the same program (an
+# equivalent mutant no test can kill), noise in a report of unpinned lines
+_IDENTITY: dict[type[ast.operator], int] = {
+    ast.Add: 0,
+    ast.Sub: 0,
+    ast.Mult: 1,
+    ast.Div: 1,
+    ast.Pow: 1,
+}
+
+
+def _identity_names(tree: ast.AST) -> dict[str, object]:
+    """Module-level names bound once, to a number, and never rebound anywhere in the
+    module (``OFFSET = 0``): what ``_identity`` reads them as."""
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bound[name] = bound.get(name, 0) + 2  # rebound from a function
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[node.name] = bound.get(node.name, 0) + 1
+        elif isinstance(node, ast.arg):
+            bound[node.arg] = bound.get(node.arg, 0) + 1  # a parameter shadows it
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                name = alias.asname or alias.name.partition(".")[0]
+                bound[name] = bound.get(name, 0) + 1
+    values: dict[str, object] = {}
+    for stmt in getattr(tree, "body", []):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target, value = stmt.target, stmt.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and bound.get(target.id) == 1 and _number(value):
+            assert isinstance(value, ast.Constant)
+            values[target.id] = value.value
+    return values
+
+
+def _number(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    )
+
+
+def _identity(op: ast.operator, right: ast.AST, names: dict[str, object]) -> bool:
+    """Whether ``<left> op right`` is ``left`` itself (the right operand is the operator's
+    identity: a literal, or a module constant bound to it)."""
+    want = _IDENTITY.get(type(op))
+    if want is None:
+        return False
+    if _number(right):
+        assert isinstance(right, ast.Constant)
+        value: object = right.value
+    elif isinstance(right, ast.Name) and right.id in names:
+        value = names[right.id]
+    else:
+        return False
+    return value == want
 
 
 def _returns_none(node: ast.Return) -> bool:

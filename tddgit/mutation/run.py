@@ -149,14 +149,17 @@ def _run_one(repo: Repo, config: Config, root: Path, job: Job, timeout: float) -
 
 
 class _Cache:
-    """One small file per (tree, file, line, operator, mutated text, tests)."""
+    """One small file per (tree, file, line, operator, mutated file, tests)."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
 
     def _path(self, tree: str, job: Job) -> Path:
         m = job.mutant
-        key = json.dumps([tree, m.path, m.line, m.operator, m.mutated, sorted(job.tests)])
+        # the whole mutated file, not only its line: the guard runs a file's previous
+        # version mutated on the same tree, whose line can read the same
+        source = hashlib.sha256(m.source.encode("utf-8", "surrogateescape")).hexdigest()
+        key = json.dumps([tree, m.path, m.line, m.operator, m.mutated, source, sorted(job.tests)])
         digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
         return self.home / digest[:2] / digest[2:]
 
