@@ -233,3 +233,19 @@ def test_a_model_that_keeps_the_lines_keeps_the_holding_green(
     kept = [e for e in events(red) if e["event"] == "kept"]
     assert len(kept) == 1 and kept[0]["yagni_lines"] == 1
     assert "1 line(s) no test needs sent back" in err
+
+
+def test_a_refusal_says_each_failure_message_once(red: GitRepo, fake_api: FakeMessagesAPI) -> None:
+    """A refusal names each reason with its message; the Targets list after it gives each
+    target's light, not the same message again (issue 30: every message printed twice)."""
+    fake_api.push(write(HALF), finish(), write(RIGHT), finish())
+    code, out, err = generate(red, phase="green")
+    assert code == 0, out + err
+    refusal = fake_api.tool_results(3)[0]["content"]
+    assert "target-fails [tests/test_sub.py::test_tc_2_negative]" in refusal
+    assert "Targets:" in refusal
+    failure = "assert 2 == -2"
+    assert refusal.count(failure) == 1, refusal
+    targets = refusal.split("Targets:")[1]
+    assert "tests/test_sub.py::test_tc_2_negative: red (failed" in targets
+    assert "tests/test_sub.py::test_tc_1_five_minus_three: green (passed" in targets
