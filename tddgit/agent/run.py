@@ -157,7 +157,9 @@ def run_phase(
     provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
     bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
-    conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
+    known = project_context(repo, config, sandbox)
+    system = system_prompt(phase, config.globs("test_globs"), sandbox.scrub(known.stable))
+    conversation = Conversation(system)
     intro = ""
     if phase.name == "green":
         intro = green_message(repo, config, start)
@@ -165,7 +167,7 @@ def run_phase(
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
     first = first_message(options.spec, context, intro)
-    first += "\n\n" + project_context(repo, config, sandbox)
+    first += "\n\n" + known.layout
     conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.conftest import SUB_RIGHT, SUB_TESTS, at, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.conftest import GitRepo
 from tests.project import CALC, snapshot_state
 
@@ -59,10 +59,10 @@ def test_a_green_reached_in_three_rounds_runs_the_gate_twice_and_commits(
     code, out, err = generate(red, "--commit", phase="green")
     assert code == 0, out + err
     first = fake_api.requests[0].body
-    message = first["messages"][0]["content"]
+    message = said(first["messages"][0])
     assert "tests/test_sub.py::test_tc_1_five_minus_three: red" in message
     assert "Test file tests/test_sub.py (read-only" in message
-    assert "green step" in first["system"][0]["text"]
+    assert "green step" in first["system"][1]["text"]
     lights = json.loads(fake_api.tool_results(3)[0]["content"])
     shown = {t["id"]: t["light"] for t in lights["failing"]}
     assert shown == {
