@@ -38,7 +38,21 @@ from tests.agent.fakeapi import FakeMessagesAPI, reply, serve, tool  # noqa: E40
 from tests.conftest import GitRepo, isolated_git  # noqa: E402
 from tests.project import CALC, start_project  # noqa: E402
 
-MIN_CACHED = 1024  # tokens: a shorter prefix is not cached (Sonnet, Opus)
+# The shortest prefix the API caches, per model (its prompt-caching page): a shorter
+# prefix up to a breakpoint is neither written nor read, and costs full price.
+MIN_CACHED = {
+    "claude-opus-4-5": 4096,
+    "claude-opus-4-6": 4096,
+    "claude-haiku-4-5": 4096,
+    "claude-3-5-haiku": 2048,
+}
+MIN_DEFAULT = 1024  # Sonnet 4.x, Opus 4.0/4.1, Sonnet 3.7
+
+
+def min_cached(model: str) -> int:
+    return next((n for m, n in MIN_CACHED.items() if model.startswith(m)), MIN_DEFAULT)
+
+
 WRONG = CALC + "\n\ndef sub(a, b):\n    return a + b\n"
 REFACTORED = SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")
 # A big module a long session reads again and again (the 95 KB file, smaller).
@@ -128,6 +142,7 @@ def _pieces(body: dict[str, Any]) -> list[tuple[Any, bool]]:
 
 def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) -> dict[str, Any]:
     p_in, p_out, p_read, p_write = price_of(model) or (3.0, 15.0, 0.3, 3.75)
+    minimum = min_cached(model)
     cache: set[str] = set()
     before = after = 0.0
     inp = read = write = 0
@@ -145,7 +160,7 @@ def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) 
             key = digest.hexdigest()
             if key in cache:  # the API looks for a cached prefix at any earlier block
                 cached = size
-            if breakpoint and size >= MIN_CACHED:
+            if breakpoint and size >= minimum:
                 cache.add(key)  # written only at a breakpoint
                 last = size
         r, w = min(cached, last), max(0, last - cached)

@@ -20,6 +20,7 @@ from typing import Any
 from tddgit.agent.census import Census
 from tddgit.agent.context import project_context
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
+from tddgit.agent.imports import imported_modules
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
@@ -163,6 +164,8 @@ def run_phase(
     intro = ""
     if phase.name == "green":
         intro = green_message(repo, config, start)
+        modules = imported_modules(repo, config, sandbox, start.test_files)
+        intro += f"\n\n{modules}" if modules else ""
     elif phase.name == "refactor":
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
