@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tddgit.noterecords import split_records
-from tests.audit.helpers import Steps
+from tests.audit.helpers import Steps, note
 from tests.ci.prshape import make_pull_request
 from tests.conftest import GitRepo
 
@@ -67,3 +67,51 @@ def test_squash_merge_gets_the_pull_requests_notes(tmp_path: Path) -> None:
     ]
     after = dev.tddgit("audit", rng, "--json", "--require-evidence", check=True)
     assert rules(after.stdout) == ["squashed-steps"]
+
+
+def test_verify_reproves_each_step_of_a_carried_squash(tmp_path: Path) -> None:
+    """A CI clone of the shared remote: main moved on after the pull request branched, the
+    pull request is squashed as GitHub squashes it, `notes carry` gives the squash its
+    steps' records; `--verify` re-runs each step's targets on main as it was (the squash's
+    parent) with the pull request's change up to that step: the red fails, the green
+    passes."""
+    pr = make_pull_request(tmp_path, main_commits=2)
+    dev = GitRepo(tmp_path / "dev")
+    dev.git("checkout", "-q", "main")
+    Steps(dev).commit("docs later", {"NOTES": "x\n"}, at=100)
+    dev.git("push", "-q", str(pr.remote), "main")
+    ci = GitRepo(tmp_path / "ci")
+    GitRepo(tmp_path).git("clone", "-q", str(pr.remote), str(ci.root))
+    ci.git("fetch", "-q", "origin", "refs/notes/*:refs/notes/*", "pr:refs/remotes/origin/pr")
+    before = ci.head()
+    ci.git("merge", "-q", "--squash", "origin/pr")
+    squash = Steps(ci).commit(GITHUB_SQUASH, at=200)
+    rng = f"{before}..main"
+    plain = ci.tddgit("audit", rng, "--json", "--verify")
+    assert "0 hold" in plain.stderr, plain.stderr  # no note yet: nothing to re-prove
+    ci.tddgit("notes", "carry", rng, check=True)
+    verified = ci.tddgit("audit", rng, "--json", "--verify")
+    assert "2 hold, 0 contradicted, 0 inconclusive" in verified.stderr, verified.stderr
+    assert "squash" in verified.stderr and squash[:10] in verified.stderr
+    assert "evidence-contradiction" not in rules(verified.stdout)
+    assert ci.git("worktree", "list").count("\n") == 1  # the throwaway worktrees are gone
+    assert ci.git("status", "--porcelain") == ""
+
+
+def test_verify_contradicts_a_carried_step_that_does_not_hold(tmp_path: Path) -> None:
+    """The same squash, but the pull request's "green" did not make its test pass: the
+    carried green step is re-run and contradicted."""
+    make_pull_request(tmp_path, main_commits=2)
+    dev = GitRepo(tmp_path / "dev")
+    dev.git("checkout", "-q", "pr")
+    broken = Steps(dev).commit("tidy more", {"calc.py": "def add(a, b):\n    return a - b\n"})
+    note(dev, broken, "green", [{"id": "tests/test_calc.py::test_add", "outcome": "passed"}])
+    dev.git("checkout", "-q", "main")
+    before = dev.head()
+    dev.git("merge", "-q", "--squash", "pr")
+    Steps(dev).commit(GITHUB_SQUASH + "\n* tidy more\n\nGSD-Phase: green\n", at=200)
+    rng = f"{before}..main"
+    dev.tddgit("notes", "carry", rng, check=True)
+    verified = dev.tddgit("audit", rng, "--json", "--verify")
+    assert "2 hold, 1 contradicted" in verified.stderr, verified.stderr
+    assert rules(verified.stdout).count("evidence-contradiction") == 1
