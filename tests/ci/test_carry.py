@@ -115,3 +115,26 @@ def test_verify_contradicts_a_carried_step_that_does_not_hold(tmp_path: Path) ->
     verified = dev.tddgit("audit", rng, "--json", "--verify")
     assert "2 hold, 1 contradicted" in verified.stderr, verified.stderr
     assert rules(verified.stdout).count("evidence-contradiction") == 1
+
+
+def test_verify_of_a_carried_squash_without_the_pull_requests_commits_says_what_to_fetch(
+    tmp_path: Path,
+) -> None:
+    """A clone of main alone (the pull request's commits never fetched) cannot rebuild the
+    steps: inconclusive, naming the fetch to add, never "holds"."""
+    pr = make_pull_request(tmp_path, main_commits=2)
+    dev = GitRepo(tmp_path / "dev")
+    dev.git("checkout", "-q", "main")
+    before = dev.head()
+    dev.git("merge", "-q", "--squash", "pr")
+    Steps(dev).commit(GITHUB_SQUASH, at=200)
+    dev.tddgit("notes", "carry", f"{before}..main", check=True)
+    dev.git("push", "-q", str(pr.remote), "main", "refs/notes/tddgit")
+    dev.git("push", "-q", str(pr.remote), "--delete", "pr")
+    ci = GitRepo(tmp_path / "ci")
+    url = pr.remote.as_uri()  # through the transport: only what main reaches is sent
+    GitRepo(tmp_path).git("clone", "-q", "--single-branch", "-b", "main", url, str(ci.root))
+    ci.git("fetch", "-q", "origin", "refs/notes/*:refs/notes/*")
+    verified = ci.tddgit("audit", f"{before}..main", "--json", "--verify")
+    assert "0 hold, 0 contradicted, 2 inconclusive" in verified.stderr, verified.stderr
+    assert "fetch the pull request's commits" in verified.stderr
