@@ -138,3 +138,24 @@ def test_verify_of_a_carried_squash_without_the_pull_requests_commits_says_what_
     verified = ci.tddgit("audit", f"{before}..main", "--json", "--verify")
     assert "0 hold, 0 contradicted, 2 inconclusive" in verified.stderr, verified.stderr
     assert "fetch the pull request's commits" in verified.stderr
+
+
+def test_verify_contradicts_carried_steps_that_are_not_the_squashs_history(
+    tmp_path: Path,
+) -> None:
+    """A squash-shaped commit given another squash's note: the pull request's change does
+    not even apply to its parent (it already holds the test), so every step is
+    contradicted, nothing run."""
+    make_pull_request(tmp_path, main_commits=2)
+    dev = GitRepo(tmp_path / "dev")
+    dev.git("checkout", "-q", "main")
+    before = dev.head()
+    dev.git("merge", "-q", "--squash", "pr")
+    squash = Steps(dev).commit(GITHUB_SQUASH, at=200)
+    dev.tddgit("notes", "carry", f"{before}..main", check=True)
+    other = Steps(dev).commit(GITHUB_SQUASH, {"calc.py": "def add(a, b):\n    return 0\n"}, at=300)
+    blob = dev.git("notes", "--ref=tddgit", "list", squash).strip()
+    dev.git("notes", "--ref=tddgit", "add", "-C", blob, other)
+    verified = dev.tddgit("audit", f"{squash}..main", "--json", "--verify")
+    assert "0 hold, 2 contradicted" in verified.stderr, verified.stderr
+    assert "the pull request's change does not apply to the squash's parent" in verified.stderr
