@@ -159,3 +159,25 @@ def test_verify_contradicts_carried_steps_that_are_not_the_squashs_history(
     verified = dev.tddgit("audit", f"{squash}..main", "--json", "--verify")
     assert "0 hold, 2 contradicted" in verified.stderr, verified.stderr
     assert "the pull request's change does not apply to the squash's parent" in verified.stderr
+
+
+def test_verify_contradicts_carried_steps_that_do_not_add_up_to_the_squash(
+    tmp_path: Path,
+) -> None:
+    """The note applies to the commit's parent but ends elsewhere (the squash was edited
+    after the pull request: `add` returns 0): every step contradicted, nothing run."""
+    make_pull_request(tmp_path, main_commits=2)
+    dev = GitRepo(tmp_path / "dev")
+    dev.git("checkout", "-q", "main")
+    before = dev.head()
+    dev.git("merge", "-q", "--squash", "pr")
+    squash = Steps(dev).commit(GITHUB_SQUASH, at=200)
+    dev.tddgit("notes", "carry", f"{before}..main", check=True)
+    dev.git("checkout", "-q", "-b", "edited", before)
+    dev.git("merge", "-q", "--squash", "pr")
+    other = Steps(dev).commit(GITHUB_SQUASH, {"calc.py": "def add(a, b):\n    return 0\n"}, at=300)
+    blob = dev.git("notes", "--ref=tddgit", "list", squash).strip()
+    dev.git("notes", "--ref=tddgit", "add", "-C", blob, other)
+    verified = dev.tddgit("audit", f"{before}..edited", "--json", "--verify")
+    assert "0 hold, 2 contradicted" in verified.stderr, verified.stderr
+    assert "the carried steps do not add up to this squash" in verified.stderr
