@@ -11,6 +11,14 @@ table's row for the model (default claude-sonnet-4-6). Prints, per session: requ
 (turns to success), input tokens, cache reads and writes, and the estimated cost before
 and after, with the ratio. Target: after <= 50% of before.
 
+Turns to success with the up-front context: a scripted model follows its script, so the
+bench cannot watch a model skip its exploring. What it can count, honestly, on the recorded
+requests: each exploring call a phase made before its first write (``list_files``,
+``read_file``, ``search``) whose answer the phase's up-front text (the system prompt and
+the first message) already held: every path a listing returned, every line a read
+returned. Those turns a model no longer needs; "turns w/ ctx" is the turns minus them, a
+bound on the saving (a model may look anyway), not an observation of one.
+
     python bench/llm_replay.py [--model claude-sonnet-4-6]
 """
 
@@ -38,7 +46,21 @@ from tests.agent.fakeapi import FakeMessagesAPI, reply, serve, tool  # noqa: E40
 from tests.conftest import GitRepo, isolated_git  # noqa: E402
 from tests.project import CALC, start_project  # noqa: E402
 
-MIN_CACHED = 1024  # tokens: a shorter prefix is not cached (Sonnet, Opus)
+# The shortest prefix the API caches, per model (its prompt-caching page): a shorter
+# prefix up to a breakpoint is neither written nor read, and costs full price.
+MIN_CACHED = {
+    "claude-opus-4-5": 4096,
+    "claude-opus-4-6": 4096,
+    "claude-haiku-4-5": 4096,
+    "claude-3-5-haiku": 2048,
+}
+MIN_DEFAULT = 1024  # Sonnet 4.x, Opus 4.0/4.1, Sonnet 3.7
+
+
+def min_cached(model: str) -> int:
+    return next((n for m, n in MIN_CACHED.items() if model.startswith(m)), MIN_DEFAULT)
+
+
 WRONG = CALC + "\n\ndef sub(a, b):\n    return a + b\n"
 REFACTORED = SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")
 # A big module a long session reads again and again (the issue's 95 KB file, smaller).
@@ -128,6 +150,7 @@ def _pieces(body: dict[str, Any]) -> list[tuple[Any, bool]]:
 
 def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) -> dict[str, Any]:
     p_in, p_out, p_read, p_write = price_of(model) or (3.0, 15.0, 0.3, 3.75)
+    minimum = min_cached(model)
     cache: set[str] = set()
     before = after = 0.0
     inp = read = write = 0
@@ -145,7 +168,7 @@ def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) 
             key = digest.hexdigest()
             if key in cache:  # the API looks for a cached prefix at any earlier block
                 cached = size
-            if breakpoint and size >= MIN_CACHED:
+            if breakpoint and size >= minimum:
                 cache.add(key)  # written only at a breakpoint
                 last = size
         r, w = min(cached, last), max(0, last - cached)
@@ -159,6 +182,61 @@ def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) 
         "before": before,
         "after": after,
     }
+
+
+EXPLORING = frozenset({"list_files", "read_file", "search"})
+WRITES = frozenset({"write_file", "edit_file"})
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+
+
+def _phases(bodies: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The requests, one list per phase (a phase starts with a one-message request)."""
+    out: list[list[dict[str, Any]]] = []
+    for body in bodies:
+        if len(body["messages"]) == 1:
+            out.append([])
+        out[-1].append(body)
+    return out
+
+
+def _answered(name: str, result: str, upfront: str) -> bool:
+    """Did the up-front text already hold what this exploring call returned?"""
+    lines = [ln for ln in result.splitlines() if ln.strip() and not ln.startswith(("…", "("))]
+    if name == "read_file":  # "N<tab>line": the lines themselves must be up front
+        lines = [ln.split("\t", 1)[1] for ln in lines if "\t" in ln]
+        return bool(lines) and all(ln in upfront for ln in lines if ln.strip())
+    if name == "list_files":
+        return bool(lines) and all(ln.split()[0] in upfront for ln in lines)
+    return False  # a search's hits: not claimed
+
+
+def answered_by_context(bodies: list[dict[str, Any]]) -> int:
+    """Exploring calls before each phase's first write that its up-front text answered."""
+    count = 0
+    for phase in _phases(bodies):
+        last = phase[-1]
+        upfront = _text(last["system"]) + "\n" + _text(last["messages"][0]["content"])
+        seen: dict[str, str] = {}  # path -> what a read returned (a re-read says "unchanged")
+        messages = last["messages"][1:]
+        for ask, answer in zip(messages[::2], messages[1::2], strict=False):
+            uses = [b for b in ask["content"] if b.get("type") == "tool_use"]
+            results = {b["tool_use_id"]: _text(b["content"]) for b in answer["content"]
+                       if isinstance(b, dict) and b.get("type") == "tool_result"}  # fmt: skip
+            if any(u["name"] in WRITES for u in uses):
+                break
+            for use in uses:
+                result = results.get(use["id"], "")
+                path = str(use.get("input", {}).get("path", ""))
+                if use["name"] == "read_file" and "unchanged since you read it" in result:
+                    result = seen.get(path, "")
+                seen[path] = result
+                count += use["name"] in EXPLORING and _answered(use["name"], result, upfront)
+    return count
 
 
 @contextlib.contextmanager
@@ -212,7 +290,7 @@ def main() -> None:
     if shutil.which("bwrap") is None:
         print("no bubblewrap: the sessions run with llm.sandbox off")
     print(f"prompt caching, replayed ({args.model}; ~4 chars per token)")
-    print(f"{'session':<26}{'turns':>6}{'input':>9}{'c.read':>9}{'c.write':>9}"
+    print(f"{'session':<26}{'turns':>6}{'w/ ctx':>7}{'input':>9}{'c.read':>9}{'c.write':>9}"
           f"{'before $':>11}{'after $':>10}{'after/before':>14}")  # fmt: skip
     ratios = []
     for name, phases in sessions().items():
@@ -223,9 +301,10 @@ def main() -> None:
             bodies = [r.body for r in api.requests]
             outputs = [tokens(s["content"]) for p in phases for s in p]
             priced = price_session(bodies, outputs, args.model)
+            spared = answered_by_context(bodies)
         ratio = priced["after"] / priced["before"]
         ratios.append(ratio)
-        print(f"{name:<26}{turns:>6}{priced['input']:>9}{priced['cache_read']:>9}"
+        print(f"{name:<26}{turns:>6}{turns - spared:>7}{priced['input']:>9}{priced['cache_read']:>9}"
               f"{priced['cache_write']:>9}{priced['before']:>11.4f}{priced['after']:>10.4f}"
               f"{ratio:>13.0%}{'' if held else '  (a phase did not hold)'}")  # fmt: skip
     print(f"worst after/before: {max(ratios):.0%} (target <= 50%)")

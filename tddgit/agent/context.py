@@ -1,11 +1,17 @@
-"""What the first message of every phase says about the project, so a model does not
-spend its first turns exploring: a bounded map of the tracked files, the runner and its
-configuration, one existing test file as the style to follow, and the import path rules.
-Every path is repo-relative; every file passes the sandbox's rules (secrets, size)."""
+"""What every phase is told about the project up front, so a model does not spend its first
+turns exploring: a bounded map of the tracked files, the runner and its configuration, one
+existing test file as the style to follow, and the import path rules. Every path is
+repo-relative; every file passes the sandbox's rules (secrets, size).
+
+Two parts, for prompt caching: what stays true across the phases of a cycle (runner,
+imports, the style example) goes into the system prompt's shared block, so a green reads
+from the cache what its red wrote; the map, which the red's new test file changes, goes
+into the first message."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from tddgit.agent.sandbox import Denied, Sandbox
 from tddgit.config import Config
@@ -16,10 +22,16 @@ MAX_MAP = 120  # paths listed in the map, at most; the rest summarised by direct
 MAX_STYLE = 4000  # bytes of the example test file
 
 
-def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> str:
+@dataclass(frozen=True)
+class ProjectContext:
+    stable: str  # runner, test files, imports, the style example: the same all cycle long
+    layout: str  # the map of the tracked files
+
+
+def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> ProjectContext:
     tracked = [p for p in repo.git("ls-files", "-z").split("\0") if p]
     visible = list(sandbox.listable(tracked))
-    parts = ["Project (paths relative to the repository root):", tree_map(visible)]
+    layout = "Project (paths relative to the repository root):\n" + tree_map(visible)
     runner = config.runner
     if runner == "auto":
         from tddgit.runners import detect_runner
@@ -32,7 +44,7 @@ def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> str:
     if command:
         settings.append(f"test command: {command}")
     settings.append("test files: " + ", ".join(config.globs("test_globs")[:6]))
-    parts.append("Tests: " + "; ".join(settings) + ".")
+    parts = ["Tests: " + "; ".join(settings) + "."]
     if (repo.root / config.project / "src").is_dir():
         parts.append(
             "Imports: a src layout: src/ is on the import path, so tests import the package "
@@ -44,7 +56,7 @@ def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> str:
     if style:
         rel, text = style
         parts.append(f"An existing test file, the style to follow ({rel}):\n```\n{text}\n```")
-    return "\n\n".join(parts)
+    return ProjectContext("\n\n".join(parts), layout)
 
 
 def tree_map(paths: list[str], limit: int = MAX_MAP) -> str:

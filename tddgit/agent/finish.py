@@ -89,10 +89,14 @@ def _refused(verdict: Verdict) -> str:
         if r.rule in FIXES:
             lines.append(f"  fix: {FIXES[r.rule]}")
     if verdict.evidence is not None and verdict.evidence.targets:
+        # a target a reason names already has its message (and detail) above: its light
+        # alone here, so no failure is read twice
+        named = {r.test for r in verdict.reasons if r.test}
         lines.append("Targets:")
         for t in verdict.evidence.targets:
             cause = f", {t.cause.value}" if t.cause else ""
-            lines.append(f"- {t.id}: {t.light.value} ({t.outcome.value}{cause}) {t.message[:300]}")
+            said = "" if t.id in named or not t.message else f" {t.message[:300]}"
+            lines.append(f"- {t.id}: {t.light.value} ({t.outcome.value}{cause}){said}")
     return redact("\n".join(lines))
 
 

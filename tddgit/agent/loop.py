@@ -63,7 +63,7 @@ class LoopEnd:
 
 @dataclass
 class Conversation:
-    system: str
+    system: str | tuple[str, ...]  # blocks: the first is shared by the phases of a cycle
     messages: list[dict[str, Any]] = field(default_factory=list)
 
 

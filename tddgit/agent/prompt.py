@@ -13,7 +13,9 @@ from tddgit.paths import matches
 from tddgit.spec import Spec, TaskScope
 
 
-def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
+def system_prompt(phase: Phase, test_globs: Sequence[str], project: str = "") -> tuple[str, str]:
+    """Two blocks: what every phase of a cycle shares (who the model is, the rules, what
+    stays true of the ``project``), cached once for the cycle; then this phase's task."""
     if phase.name == "red":
         steps = (
             "Work in small steps: look at the project's layout and existing tests first, "
@@ -28,19 +30,16 @@ def system_prompt(phase: Phase, test_globs: Sequence[str]) -> str:
         "Name each test case id of the specification (such as TC-1) in the test that "
         "covers it, in the test's name (test_tc_1_...) or its docstring."
     )
-    return "\n\n".join(
-        [
-            "You are a careful engineer doing test-driven development in a git repository, "
-            "through tddgit. You work only through the tools you are given.",
-            phase.task,
-            "Rules: paths are relative to the repository root; nothing under .git/, nothing "
-            "git ignores, and no secret file is readable; a refused tool call says why. "
-            "Files that count as tests match: " + ", ".join(test_globs[:12]) + ".",
-            *([naming] if phase.name == "red" else []),
-            phase.done_when,
-            steps,
-        ]
-    )
+    shared = [
+        "You are a careful engineer doing test-driven development in a git repository, "
+        "through tddgit. You work only through the tools you are given.",
+        "Rules: paths are relative to the repository root; nothing under .git/, nothing "
+        "git ignores, and no secret file is readable; a refused tool call says why. "
+        "Files that count as tests match: " + ", ".join(test_globs[:12]) + ".",
+        *([f"The project:\n\n{project}"] if project else []),
+    ]
+    own = [phase.task, *([naming] if phase.name == "red" else []), phase.done_when, steps]
+    return "\n\n".join(shared), "\n\n".join(own)
 
 
 def first_message(spec: Spec | None, context: Sequence[tuple[str, str]], intro: str = "") -> str:

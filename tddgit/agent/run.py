@@ -20,6 +20,7 @@ from typing import Any
 from tddgit.agent.census import Census
 from tddgit.agent.context import project_context
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
+from tddgit.agent.imports import imported_modules
 from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
@@ -157,15 +158,19 @@ def run_phase(
     provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
     bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
-    conversation = Conversation(system_prompt(phase, config.globs("test_globs")))
+    known = project_context(repo, config, sandbox)
+    system = system_prompt(phase, config.globs("test_globs"), sandbox.scrub(known.stable))
+    conversation = Conversation(system)
     intro = ""
     if phase.name == "green":
         intro = green_message(repo, config, start)
+        modules = imported_modules(repo, config, sandbox, start.test_files)
+        intro += f"\n\n{modules}" if modules else ""
     elif phase.name == "refactor":
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
     first = first_message(options.spec, context, intro)
-    first += "\n\n" + project_context(repo, config, sandbox)
+    first += "\n\n" + known.layout
     conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(

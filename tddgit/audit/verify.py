@@ -51,6 +51,11 @@ class Claim:
     source: str  # where the targets came from
     claimed: tuple[Mapping[str, Any], ...] = ()  # the evidence's outcomes, when it has them
     related: tuple[str, ...] = ()
+    # a step a squash carries (verify_squash): run at the squash's parent plus the change
+    # from ``base`` to ``tree``; ``broken`` (verdict, problem) when it cannot be
+    step: tuple[str, str] | None = None  # (base, tree)
+    broken: tuple[str, str] | None = None
+    label: str = ""  # e.g. "squash step 1/3"
 
 
 @dataclass(frozen=True)
@@ -85,8 +90,8 @@ class Verifier:
     def __call__(self, report: AuditReport) -> list[Finding]:
         claims = claims_of(self.repo, self.config, report)
         self.verdicts = self._run_all(claims)
-        order = {c.commit: n for n, c in enumerate(claims)}
-        self.verdicts.sort(key=lambda v: order[v.claim.commit])
+        order = {id(c): n for n, c in enumerate(claims)}  # a squash has a claim per step
+        self.verdicts.sort(key=lambda v: order[id(v.claim)])
         return [f for v in self.verdicts if (f := to_finding(v, self.timeout)) is not None]
 
     def summary(self) -> str:
@@ -125,12 +130,23 @@ class Verifier:
         if self.on_event is None:
             return
         why = f": {v.problems[0]}" if v.problems else ""
-        self.on_event(f"verify {n}/{total}: {v.claim.commit[:10]} {v.claim.phase} {v.status}{why}")
+        c = v.claim
+        label = f" ({c.label})" if c.label else ""
+        self.on_event(f"verify {n}/{total}: {c.commit[:10]} {c.phase}{label} {v.status}{why}")
 
     def _verify(self, runner: Any, claim: Claim) -> Verdict:
+        from tddgit.audit.verify_squash import step_tree
+
+        if claim.broken is not None:
+            return Verdict(claim, claim.broken[0], (claim.broken[1],), ())
         try:
-            with worktree(self.repo, claim.commit) as root:
-                result = _run(runner, root, self.repo.root, claim.targets, self.timeout)
+            if claim.step is None:
+                with worktree(self.repo, claim.commit) as root:
+                    result = _run(runner, root, self.repo.root, claim.targets, self.timeout)
+            else:
+                parent = claim.related[0]
+                with worktree(self.repo, parent) as at, step_tree(self.repo, at, *claim.step):
+                    result = _run(runner, at, self.repo.root, claim.targets, self.timeout)
         except TddgitError as exc:
             return Verdict(claim, "inconclusive", (f"could not run the tests: {exc}",), ())
         return judge(claim, result, self.timeout)
@@ -203,8 +219,13 @@ def claims_of(repo: Repo, config: Config, report: AuditReport) -> list[Claim]:
             red_targets[sha] = _red_targets(repo, classifier, by_sha[sha])
         return red_targets[sha]
 
-    claims = []
+    claims: list[Claim] = []
     for c in report.commits:
+        if c.phase_source == "trailer" and c.rule == "squash" and c.is_step:
+            carried = _squash_claims(repo, c)
+            if carried is not None:  # each step re-proved, not the squash as a whole
+                claims += carried
+                continue
         if c.phase_source != "trailer" or c.phase not in ("red", "green") or not c.is_step:
             continue
         if c.phase == "red":
@@ -222,6 +243,26 @@ def claims_of(repo: Repo, config: Config, report: AuditReport) -> list[Claim]:
         else:
             claims.append(Claim(c.sha, "green", (), "no red and no evidence: the whole suite"))
     return claims
+
+
+def _squash_claims(repo: Repo, c: CommitRecord) -> list[Claim] | None:
+    from tddgit.audit.verify_squash import carried_steps, mismatch
+
+    steps = carried_steps(repo, c)
+    if steps is None:
+        return None
+    broken = mismatch(repo, c, steps)
+    base, out = steps[0].parent or "", []
+    for n, s in enumerate(steps, 1):
+        if s.phase not in ("red", "green"):
+            continue  # a refactor claims no outcome of its own to re-run
+        label = f"squash step {n}/{len(steps)}"
+        claimed = tuple(t.to_json() for t in s.targets)
+        step = (base, s.tree)
+        out.append(
+            Claim(c.sha, s.phase, s.target_ids, label, claimed, c.parents[:1], step, broken, label)
+        )
+    return out
 
 
 def _evidence_ids(c: CommitRecord) -> tuple[str, ...]:

@@ -63,6 +63,15 @@ class FakeMessagesAPI:
         ]
 
 
+def said(message: dict[str, Any]) -> str:
+    """A request message's text: its content, or its text blocks joined (the first message
+    is sent as a block to carry a cache breakpoint)."""
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(b["text"] for b in content if b.get("type") == "text")
+
+
 def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.agent.conftest import generate
+from tests.agent.conftest import SUB_RIGHT, generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
 from tests.agent.test_generate_red import TEST_SUB
 from tests.conftest import GitRepo
@@ -41,13 +41,15 @@ def test_requests_carry_a_moving_breakpoint_and_usage_counts_the_cache(
     for n, request in enumerate(fake_api.requests, 1):
         body = request.body
         assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert marks(body["system"][1:]) == 0
         assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
         assert marks(body["tools"][:-1]) == 0
-        if n == 1:
-            assert marks(body["messages"]) == 0  # the first message: nothing before it
-        else:  # one breakpoint in the conversation, on its last block
-            assert marks(body["messages"]) == 1
-            assert "cache_control" in body["messages"][-1]["content"][-1]
+        # the first message (spec, project map) is cached from the first request on, so
+        # the second reads it; the moving breakpoint ends the conversation
+        assert "cache_control" in body["messages"][0]["content"][-1]
+        assert "cache_control" in body["messages"][-1]["content"][-1]
+        assert marks(body["messages"]) == (1 if n == 1 else 2)
+        assert marks(body) <= 4  # the API's limit
     tokens = json.loads(out)["agent"]["tokens"]
     assert tokens["cache_read"] == 3000 + 3400 + 3700
     assert tokens["cache_write"] == 3000 + 400 + 300 + 500
@@ -66,3 +68,30 @@ def test_the_default_cost_limit_does_not_stop_a_model_with_no_price(
     code, out, err = generate(project, "specs/sub.yaml", "--model", "acme-7")
     assert code == 0, out + err
     assert "no price is known for acme-7: the default llm.max_cost does not apply" in err
+
+
+def test_the_cached_prefix_is_shared_by_the_phases_of_a_cycle(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """Tools and the system prompt's first block (the rules and what stays true of the
+    project: runner, import rules, the style to follow) are the same bytes in red and in
+    green, so a green started within the cache's lifetime reads what the red wrote; what
+    differs (the phase's task, the map, the spec) comes after that breakpoint."""
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    fake_api.push(
+        reply(tool("write_file", path="calc.py", content=SUB_RIGHT)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = generate(project, "--commit", "-m", "green: sub", phase="green")
+    assert code == 0, out + err
+    red, green = fake_api.requests[0].body, fake_api.requests[2].body
+    assert red["tools"] == green["tools"]
+    assert red["system"][0] == green["system"][0]
+    assert "runner: pytest" in red["system"][0]["text"]
+    assert "tests/test_calc.py" in red["system"][0]["text"]  # the style to follow
+    assert "red step" in red["system"][1]["text"] and "green step" in green["system"][1]["text"]

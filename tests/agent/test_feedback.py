@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.agent.conftest import generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.agent.test_generate_red import TEST_SUB
 from tests.conftest import GitRepo
 from tests.cycle.helpers import cycle
@@ -102,12 +102,14 @@ def test_the_first_message_carries_the_project_up_front(
     project.commit("data", "data")
     fake_api.push(reply(tool("list_files")), reply(text("I will not."), stop="refusal"))
     generate(project, "specs/sub.yaml")
-    first = fake_api.requests[0].body["messages"][0]["content"]
+    body = fake_api.requests[0].body
+    first = said(body["messages"][0])
     assert "Project (paths relative to the repository root):" in first
-    assert "calc.py" in first and "tests/test_calc.py" in first and ".env" not in first
-    assert "runner: pytest" in first
-    assert "Imports: the repository root is on the import path" in first
-    assert "the style to follow (tests/test_calc.py)" in first
+    assert "calc.py" in first and ".env" not in first
+    shared = body["system"][0]["text"]  # what stays true all cycle long: cached once
+    assert "runner: pytest" in shared
+    assert "Imports: the repository root is on the import path" in shared
+    assert "the style to follow (tests/test_calc.py)" in shared
     assert "more files: data/ (" in first  # bounded: the rest summarised
     listing = fake_api.tool_results(2)[0]["content"]
     assert len(listing.splitlines()) < 310 and "list a subdirectory" in listing

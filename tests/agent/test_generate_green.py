@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.conftest import SUB_RIGHT, SUB_TESTS, at, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.conftest import GitRepo
 from tests.project import CALC, snapshot_state
 
@@ -59,10 +59,10 @@ def test_a_green_reached_in_three_rounds_runs_the_gate_twice_and_commits(
     code, out, err = generate(red, "--commit", phase="green")
     assert code == 0, out + err
     first = fake_api.requests[0].body
-    message = first["messages"][0]["content"]
+    message = said(first["messages"][0])
     assert "tests/test_sub.py::test_tc_1_five_minus_three: red" in message
     assert "Test file tests/test_sub.py (read-only" in message
-    assert "green step" in first["system"][0]["text"]
+    assert "green step" in first["system"][1]["text"]
     lights = json.loads(fake_api.tool_results(3)[0]["content"])
     shown = {t["id"]: t["light"] for t in lights["failing"]}
     assert shown == {
@@ -233,3 +233,73 @@ def test_a_model_that_keeps_the_lines_keeps_the_holding_green(
     kept = [e for e in events(red) if e["event"] == "kept"]
     assert len(kept) == 1 and kept[0]["yagni_lines"] == 1
     assert "1 line(s) no test needs sent back" in err
+
+
+def test_a_refusal_says_each_failure_message_once(red: GitRepo, fake_api: FakeMessagesAPI) -> None:
+    """A refusal names each reason with its message; the Targets list after it gives each
+    target's light, not the same message again (issue 30: every message printed twice)."""
+    fake_api.push(write(HALF), finish(), write(RIGHT), finish())
+    code, out, err = generate(red, phase="green")
+    assert code == 0, out + err
+    refusal = fake_api.tool_results(3)[0]["content"]
+    assert "target-fails [tests/test_sub.py::test_tc_2_negative]" in refusal
+    assert "Targets:" in refusal
+    failure = "assert 2 == -2"
+    assert refusal.count(failure) == 1, refusal
+    targets = refusal.split("Targets:")[1]
+    assert "tests/test_sub.py::test_tc_2_negative: red (failed" in targets
+    assert "tests/test_sub.py::test_tc_1_five_minus_three: green (passed" in targets
+
+
+def test_the_first_message_carries_the_modules_the_targets_import(
+    red: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """The red's tests `import calc`: green's first message shows calc.py (repository-
+    relative, with its text), so the model need not read it first; third-party and standard
+    library imports are not files of the project and are left out."""
+    fake_api.push(reply(text("I will not."), stop="refusal"))
+    generate(red, phase="green")
+    first = said(fake_api.requests[0].body["messages"][0])
+    assert "Module calc.py (imported by the target tests):" in first
+    assert "def add(a, b):" in first
+    assert str(red.root) not in json.dumps(fake_api.requests[0].body)
+
+
+def test_imported_modules_resolve_a_src_layout_and_stay_bounded(tmp_path: Path) -> None:
+    from tddgit.agent.imports import imported_modules
+    from tddgit.agent.sandbox import Sandbox
+    from tddgit.config import load_config
+    from tddgit.git import find_repo
+    from tddgit.paths import Classifier
+
+    repo = GitRepo(tmp_path / "shop")
+    repo.root.mkdir()
+    repo.git("init", "-q")
+    repo.write("src/shop/__init__.py", "")
+    repo.write("src/shop/cart.py", "def total(items):\n    return sum(items)\n")
+    repo.write("src/shop/big.py", "X = 1\n" * 20000)
+    repo.write("src/shop/secrets.py", "KEY = 'x'\n")
+    repo.write("tests/helpers.py", "def make():\n    return []\n")
+    test = (
+        "import os\nimport pytest\nfrom shop.cart import total\nfrom shop import big\n"
+        "import shop.secrets\nfrom helpers import make\n"
+    )
+    repo.write("tests/test_cart.py", test)
+    repo.commit("start", ".")
+    config = load_config(repo.root)
+    sandbox = Sandbox(
+        root=repo.root,
+        classifier=Classifier.from_config(config),
+        writable=frozenset(),
+        read_only_reason="",
+        secret_globs=("*secret*",),
+        max_file_bytes=1_000_000,
+    )
+    text = imported_modules(find_repo(repo.root), config, sandbox, [("tests/test_cart.py", test)])
+    assert "Module src/shop/cart.py (imported by the target tests):" in text
+    assert "def total(items):" in text
+    assert "Module tests/helpers.py" in text  # pytest puts the test's directory on the path
+    assert "src/shop/big.py" in text and "X = 1\nX = 1" not in text  # named, not shown
+    assert "secrets.py" not in text and "KEY =" not in text
+    assert "pytest" not in text and "Module os" not in text
+    assert str(tmp_path) not in text

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.agent.conftest import generate
-from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, said, text, tool
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
 from tests.test_schemas import validate
@@ -65,7 +65,7 @@ def test_a_red_that_holds_at_the_first_finish_is_staged_with_its_evidence(
         "run_tests",
         "finish",
     ]
-    assert "TC-1" in first.body["messages"][0]["content"]
+    assert "TC-1" in said(first.body["messages"][0])
     listing = fake_api.tool_results(2)[0]["content"]
     assert "calc.py" in listing and "specs/sub.yaml" in listing
     assert "turn 3: finish" in err
@@ -195,7 +195,7 @@ def test_a_context_file_breaking_a_rule_is_exit_2_before_any_request(
     fake_api.push(reply(tool("read_file", path="build/notes.txt")), write_tests(), finish())
     code, out, err = generate(project, "specs/sub.yaml", "--context", "build/notes.txt")
     assert code == 0, out + err
-    first = fake_api.requests[0].body["messages"][0]["content"]
+    first = said(fake_api.requests[0].body["messages"][0])
     assert "Context file build/notes.txt" in first and "ignored but wanted" in first
     assert fake_api.tool_results(2)[0]["content"] == "1\tignored but wanted"
 

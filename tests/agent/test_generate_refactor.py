@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.conftest import at, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.agent.test_generate_green import RIGHT
 from tests.conftest import GitRepo
 from tests.project import snapshot_state
@@ -40,7 +40,7 @@ def test_a_production_refactor_that_holds_is_committed(
     assert code == 0, out + err
     assert "✓ refactor holds" in out
     first = fake_api.requests[0].body
-    assert "Refactor the production side only" in first["messages"][0]["content"]
+    assert "Refactor the production side only" in said(first["messages"][0])
     trailers = green.git("log", "-1", "--format=%(trailers)")
     assert "GSD-Phase: refactor" in trailers and "GSD-Agent: claude-sonnet-4-6" in trailers
     assert (green.root / "calc.py").read_text() == EXTRACTED

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from tests.agent.conftest import generate, in_process
-from tests.agent.fakeapi import FakeMessagesAPI, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.agent.test_generate_red import TEST_SUB, finish
 from tests.conftest import GitRepo
 from tests.project import CALC, snapshot_state
@@ -142,7 +142,7 @@ def test_bad_model_output_is_answered_clearly_and_never_a_traceback(
     cut = fake_api.tool_results(3)[0]
     assert cut["is_error"] and "cut off at max_tokens" in cut["content"]
     nudge = fake_api.requests[3].body["messages"][-1]
-    assert nudge["role"] == "user" and "call finish" in nudge["content"]
+    assert nudge["role"] == "user" and "call finish" in said(nudge)
     # a tool_use whose input was not an object goes back with an empty one
     echoed = fake_api.requests[1].body["messages"][-2]["content"][1]
     assert echoed["input"] == {}

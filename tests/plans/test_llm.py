@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.agent.conftest import fake_api, in_process
-from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, text, tool
+from tests.agent.fakeapi import FakeMessagesAPI, Status, reply, said, text, tool
 from tests.conftest import GitRepo
 from tests.plans.conftest import SCHEMA
 
@@ -97,7 +97,7 @@ def test_a_valid_plan_on_the_first_try(calc: GitRepo, fake_api: FakeMessagesAPI)
     body = request.body
     assert body["tool_choice"] == {"type": "tool", "name": "submit_plan"}
     assert [t["name"] for t in body["tools"]] == ["submit_plan"]
-    first = body["messages"][0]["content"]
+    first = said(body["messages"][0])
     assert "Specification calc: Calculator" in first and '"IMPL-2"' in first
     # Tokens and cost at the end; the transcript where the other runs keep theirs.
     assert "plan calc: 2 tasks, 4 test cases" in out
@@ -174,7 +174,7 @@ def test_a_free_form_spec_is_planned_with_llm(repo: GitRepo, fake_api: FakeMessa
     written = json.loads((repo.root / "plan" / "plan.json").read_text())
     Draft202012Validator(SCHEMA).validate(written)
     assert (written["spec_id"], written["title"]) == ("idea", "A tiny calculator")
-    first = fake_api.requests[0].body["messages"][0]["content"]
+    first = said(fake_api.requests[0].body["messages"][0])
     assert "It lexes and parses '1 + 2'." in first and "deterministic plan" not in first
 
 

@@ -64,25 +64,40 @@ class Usage:
 EPHEMERAL = {"type": "ephemeral"}
 
 
-def _moving_breakpoint(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The messages, the last one's last block marked for caching (copies: the
-    conversation itself is never changed). A last message that is plain text (the first
-    turn's) is left as it is: the system prompt and tools are its cached prefix."""
+def _marked(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A copy of ``message`` whose last block carries a breakpoint (plain text becomes one
+    text block); the conversation itself is never changed."""
+    content = message.get("content")
+    if isinstance(content, str):
+        blocks: list[Any] = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content:
+        blocks = list(content)
+    else:
+        return message
+    if isinstance(blocks[-1], Mapping):
+        blocks[-1] = {**blocks[-1], "cache_control": dict(EPHEMERAL)}
+    return {**message, "content": blocks}
+
+
+def _breakpoints(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The conversation with two breakpoints: the first message (the spec and the
+    project, the same for the whole run: written by the first request, read by every
+    later one) and the last (moving with every turn: each request reads the conversation
+    the one before it wrote and writes only what is new)."""
     out = list(messages)
-    if out and isinstance(out[-1].get("content"), list) and out[-1]["content"]:
-        last = dict(out[-1])
-        blocks = list(last["content"])
-        if isinstance(blocks[-1], Mapping):
-            blocks[-1] = {**blocks[-1], "cache_control": dict(EPHEMERAL)}
-            last["content"] = blocks
-            out[-1] = last
+    if out:
+        out[0] = _marked(out[0])
+    if len(out) > 1:
+        out[-1] = _marked(out[-1])
     return out
 
 
 @dataclass(frozen=True)
 class Request:
     model: str
-    system: str
+    # one text, or blocks: the first block is what several runs share (the phases of a
+    # cycle), the rest what is this run's own
+    system: str | Sequence[str]
     messages: Sequence[Mapping[str, Any]]
     tools: Sequence[Mapping[str, Any]]
     max_tokens: int
@@ -90,19 +105,30 @@ class Request:
 
     def body(self) -> dict[str, Any]:
         """The request body exactly as it is sent (and recorded in the transcript), with
-        prompt-caching breakpoints (``cache_control``): on the last tool, on the system
-        prompt, and on the conversation's last block of tool results — a breakpoint that
-        moves with every turn, so each request reads the whole conversation before it
-        from the cache and writes only what is new."""
+        the API's four prompt-caching breakpoints (``cache_control``) where they pay:
+
+        - the last tool (the same tools in every phase and project);
+        - the system prompt's first block (the rules and what stays true of the project:
+          the phases of a cycle share it, a green reads what its red wrote);
+        - the first message (the spec and the project map: the whole run's, so the second
+          request already reads it — a run of two requests saves on both);
+        - the conversation's last block, moving with every turn.
+
+        The API caches a prefix only from a minimum length (1024 tokens for most models,
+        more for some): a shorter one costs what it did without a breakpoint."""
         tools = [dict(t) for t in self.tools]
         if tools:
             tools[-1]["cache_control"] = dict(EPHEMERAL)
+        texts = [self.system] if isinstance(self.system, str) else list(self.system)
+        system: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts if t]
+        if system:
+            system[0]["cache_control"] = dict(EPHEMERAL)
         body = {
             "model": self.model,
             "max_tokens": self.max_tokens,
-            "system": [{"type": "text", "text": self.system, "cache_control": dict(EPHEMERAL)}],
+            "system": system,
             "tools": tools,
-            "messages": _moving_breakpoint(self.messages),
+            "messages": _breakpoints(self.messages),
         }
         if self.tool_choice is not None:
             body["tool_choice"] = dict(self.tool_choice)
