@@ -124,3 +124,50 @@ def test_a_broken_green_with_an_honest_module_is_refused_as_failing(
     assert code == 1, data
     assert not _tampered(data)
     assert targets(data)["test/calc.test.js::multiplies"] == ("failed", "assertion"), data
+
+
+EXTRA = {
+    "jest": """\
+import { jest } from '@jest/globals';
+
+jest.retryTimes(1);
+let calls = 0;
+
+test.failing('is known to be broken', () => {
+  expect(1).toBe(2);
+});
+
+test('fails once, then passes', () => {
+  calls += 1;
+  expect(calls).toBe(2);
+});
+""",
+    "vitest": """\
+import { test, expect } from 'vitest';
+
+let calls = 0;
+
+test.fails('is known to be broken', () => {
+  expect(1).toBe(2);
+});
+
+test('fails once, then passes', { retry: 1 }, () => {
+  calls += 1;
+  expect(calls).toBe(2);
+});
+""",
+}
+
+
+@pytest.mark.parametrize("name", ["jest", "vitest"])
+def test_expected_failures_and_passing_retries_are_no_tampering(repo: GitRepo, name: str) -> None:
+    """What the runner itself turns around (an expected failure, a retry that passed) is
+    what the record expects too."""
+    start(repo, FLAVOURS[name])
+    repo.write("test/extra.test.js", EXTRA[name], dedent=False)
+    repo.commit("known failures and a flaky test")
+    open_red(repo, FLAVOURS[name])
+    stage(repo, {"src/calc.js": MUL})
+    code, data = gate(repo, "green", "--no-commit")
+    assert code == 0, data
+    assert not _tampered(data)
