@@ -127,3 +127,29 @@ def test_a_plugin_rewriting_reports_is_seen(repo: GitRepo) -> None:
     tampered = _messages(data, "report-tampered")
     assert tampered and all("calc_compat" in m for m in tampered), data
     assert "tests/test_calc.py::test_add" in " ".join(tampered)
+
+
+def test_a_red_that_deselects_another_test_is_refused_by_id(repo: GitRepo) -> None:
+    """A red may change test configuration, but what the change hides is compared by id:
+    the previous step's whole suite against this run's, not just the red's own file."""
+    start_project(repo)
+    repo.write("tests/test_other.py", OTHER, dedent=False)
+    repo.commit("more tests")
+    stage_red(repo)
+    repo.write("pyproject.toml", PYPROJECT + "addopts = \"-k 'not test_other'\"\n", dedent=False)
+    repo.add()
+    code, data = verdict(repo, "red", "--no-commit")
+    assert code == 1, data
+    assert rules(data) == ["tests-removed"], data
+    assert data["reasons"][0]["test"] == "tests/test_other.py::test_other"
+
+
+def test_a_red_changing_configuration_without_hiding_a_test_holds(repo: GitRepo) -> None:
+    start_project(repo)
+    repo.write("tests/test_other.py", OTHER, dedent=False)
+    repo.commit("more tests")
+    stage_red(repo)
+    repo.write("pyproject.toml", PYPROJECT + 'addopts = "-ra"\n', dedent=False)
+    repo.add()
+    code, data = verdict(repo, "red", "--no-commit")
+    assert code == 0, data

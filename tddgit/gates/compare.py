@@ -114,6 +114,18 @@ def _still_failing(
     return kept
 
 
+def red_config_reasons(before: Before, plan: Plan, result: RunResult) -> list[Reason]:
+    """A red that changes test configuration ran the whole suite: every test the previous
+    step's configuration collects and that passed there must still be reported, unskipped
+    (``tests-removed`` by id otherwise), as for a green."""
+    if not plan.test_config or result.coarse:
+        return []
+    known = before.known(None, plan)
+    ran = {file_of(t.id) for t in result.tests}
+    # Without a full collection of the previous step, what it covers is still compared.
+    return removal_reasons(compare(known, result, lambda f: known.covers(f) or f in ran))
+
+
 def removed(before: Before, plan: Plan, result: RunResult, scope: str) -> Comparison | None:
     """What became of the previous step's passing tests in this run (None: no previous
     ids to compare with)."""

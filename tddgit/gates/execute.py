@@ -78,14 +78,20 @@ def _link_installed_packages(work_tree: Path, snapshot_root: Path) -> None:
 
 
 def early_selection(
-    config: Config, phase: str, change: StagedChange, tests: Sequence[str]
+    config: Config,
+    phase: str,
+    change: StagedChange,
+    tests: Sequence[str],
+    *,
+    everything: bool = False,
 ) -> tuple[str, ...] | None:
     """The tests to run when they are known before the plan's checks, else None.
 
-    ``all`` runs everything; a red with scope ``changed`` runs the staged test files (its
-    targets, found later by AST, lie inside them) plus any tests named."""
+    ``all`` (or ``everything``: a red that changes test configuration) runs everything;
+    a red with scope ``changed`` runs the staged test files (its targets, found later by
+    AST, lie inside them) plus any tests named."""
     scope = str(config.get(f"{phase}.scope"))
-    if scope == "all":
+    if scope == "all" or everything:
         return ()
     if phase == "red" and scope == "changed":
         chosen = _selection(config, phase, Plan(targets=list(tests)), change)
@@ -172,7 +178,7 @@ def _kill_group(pgid: int) -> None:
 
 def _selection(config: Config, phase: str, plan: Plan, change: StagedChange) -> tuple[str, ...]:
     scope = str(config.get(f"{phase}.scope"))
-    if scope == "all":
+    if scope == "all" or (phase == "red" and plan.test_config):
         return ()
     chosen = list(plan.targets)
     if scope == "changed":

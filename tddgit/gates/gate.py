@@ -87,8 +87,15 @@ def _gate(
     cover = _coverable(change) if measured else ()
     background = BackgroundRun()
     started = time.time()
+    if phase == "red":
+        # A red may change test configuration; what that hides anywhere in the suite is
+        # compared by id, so such a red runs the whole suite (certain from the staged
+        # configuration files alone: no listing of the tree before the run starts).
+        from tddgit.gates import testconfig
+
+        plan.test_config = testconfig.changes(repo, change, loaded=False)
     try:
-        early = early_selection(config, phase, change, tests)
+        early = early_selection(config, phase, change, tests, everything=bool(plan.test_config))
 
         def run(selection: tuple[str, ...] | None) -> None:
             background.start(
@@ -134,6 +141,7 @@ def _gate(
         compare.red_targets(before, plan, result)
         reasons = judge_red(result, plan.targets, config.timeout)
         reasons = compare.red_reasons(before, plan, result, reasons)
+        reasons += compare.red_config_reasons(before, plan, result)
     elif phase == "green":
         reasons = judge_green(result, plan.targets, config.timeout, plan.baseline)
         reasons += compare.green_reasons(before, plan, result, scope)

@@ -119,6 +119,10 @@ def plan_green(
                 )
             )
     plan.targets = targets
+    if not config.flag("green.allow_test_edits"):
+        from tddgit.gates.snapshots import green_reasons
+
+        plan.reasons.extend(green_reasons(repo, change, plan.reds))
     _check_test_config(repo, config, change, plan, "green", refuse=True)
     if not change.touches_production:
         plan.reasons.append(

@@ -81,7 +81,12 @@ def in_repo(result: RunResult, subdir: str) -> RunResult:
             )
             for name, cov in coverage.items()
         }
-    return replace(result, tests=tests, coverage=coverage)
+    tampered = tuple(  # "id: what happened", the id first
+        f"{to_repo(tid, subdir)}: {rest}" if rest else line
+        for line in result.tampered
+        for tid, _, rest in [line.partition(": ")]
+    )
+    return replace(result, tests=tests, coverage=coverage, tampered=tampered)
 
 
 class Runner(Protocol):

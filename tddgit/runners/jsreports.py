@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tddgit.model import Cause, Outcome, TestResult
+from tddgit.runners.jsframes import wrong_behaviour
 from tddgit.runners.jssnapshots import snapshot_cause
 
 MAX_TEXT = 16 * 1024
@@ -65,7 +66,7 @@ def parse_jest_json(data: Any, rel: Rel, classify: Classify) -> list[TestResult]
             continue
         file = rel(str(suite.get("name") or "")) or "(unnamed)"
         cases = [
-            _case(c, file, classify)
+            _case(c, file, classify, rel)
             for c in suite.get("assertionResults") or []
             if isinstance(c, dict)
         ]
@@ -76,7 +77,7 @@ def parse_jest_json(data: Any, rel: Rel, classify: Classify) -> list[TestResult]
     return tests
 
 
-def _case(case: dict[str, Any], file: str, classify: Classify) -> TestResult:
+def _case(case: dict[str, Any], file: str, classify: Classify, rel: Rel) -> TestResult:
     titles = [*(case.get("ancestorTitles") or []), case.get("title") or "(unnamed)"]
     name = " > ".join(str(t).strip() for t in titles)
     outcome = _OUTCOMES.get(str(case.get("status")), Outcome.SKIPPED)
@@ -85,6 +86,8 @@ def _case(case: dict[str, Any], file: str, classify: Classify) -> TestResult:
     if outcome is Outcome.FAILED:
         kind, raw, text = failure("\n".join(str(m) for m in case.get("failureMessages") or []))
         cause, message = snapshot_cause(text) or classify(kind, raw, text)
+        if cause is Cause.OTHER:  # thrown in production code: the code's wrong behaviour
+            cause, message = wrong_behaviour(kind, raw, text, rel, file) or (cause, message)
     duration = case.get("duration")
     location = case.get("location")
     line = location.get("line") if isinstance(location, dict) else None

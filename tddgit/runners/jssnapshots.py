@@ -2,10 +2,10 @@
 
 A gate runs them in CI mode (jest ``--ci``, ``CI=true`` for vitest), so a snapshot the
 test asks for and the tree lacks fails instead of being written into the user's tree. The
-failure is then told apart from a real mismatch: ``snapshot-missing`` (amber: a red whose
-expected value is not committed could never turn green, since no gate writes it) against
-``assertion`` (red: the committed snapshot differs). Snapshots the run left unchecked --
-obsolete keys -- are reported in a note.
+failure is then told apart from a real mismatch: ``snapshot-missing`` (red: the expected
+value is written with the code, and the green may add exactly that entry, see
+``tddgit.gates.snapshots``) against ``assertion`` (red: the committed snapshot differs).
+Snapshots the run left unchecked -- obsolete keys -- are reported in a note.
 
 jest says ``New snapshot was not written``; vitest says ``Snapshot `key` mismatched`` for
 both, so the committed ``__snapshots__/<file>.snap`` (and the inline argument) decide.
@@ -46,7 +46,9 @@ def snapshot_cause(text: str) -> tuple[Cause, str] | None:
 
 
 def refine(tests: Iterable[TestResult], root: Path) -> tuple[TestResult, ...]:
-    """vitest's mismatches whose snapshot is not in the tree become ``snapshot-missing``."""
+    """vitest's mismatches whose snapshot is not in the tree become ``snapshot-missing``;
+    a missing snapshot whose test writes it inline (an empty ``toMatchInlineSnapshot()``)
+    stays amber ``other``: only the test file can hold it, and a green may not edit it."""
     out = []
     for t in tests:
         m = _VITEST.search(t.message) if t.outcome is Outcome.FAILED else None
@@ -54,8 +56,17 @@ def refine(tests: Iterable[TestResult], root: Path) -> tuple[TestResult, ...]:
             t = replace(
                 t, cause=Cause.SNAPSHOT_MISSING, message=f"snapshot `{m.group(1)}` {MISSING_TEXT}"
             )
+        if t.cause is Cause.SNAPSHOT_MISSING and t.file and _empty_inline(root, t.file):
+            t = replace(t, cause=Cause.OTHER, message=f"inline {t.message}: {INLINE_FIX}")
         out.append(t)
     return tuple(out)
+
+
+INLINE_FIX = "write the expected value inline in the red (toMatchInlineSnapshot(`…`))"
+
+
+def _empty_inline(root: Path, test_file: str) -> bool:
+    return bool(_EMPTY_INLINE.search(_read(root / test_file)))
 
 
 def _read(path: Path) -> str:

@@ -30,7 +30,7 @@ from tddgit.config import Config
 from tddgit.console import plural
 from tddgit.errors import ConfigError, RunnerError
 from tddgit.model import RunResult, TestResult
-from tddgit.runners import RunRequest, in_repo, select
+from tddgit.runners import RunRequest, in_repo, jsrecord, select
 from tddgit.runners.collection import unreported
 from tddgit.runners.detect import default_command, default_junit_xml
 from tddgit.runners.jscauses import explain
@@ -134,7 +134,7 @@ class JunitRunner:
                 _expand(command, workdir),
                 root,
                 timeout=request.timeout,
-                env=_ci_env(command, request.env),
+                env=_js_env(command, request.env, workdir),
                 on_start=request.on_start,
             )
             reports = sorted(
@@ -145,6 +145,8 @@ class JunitRunner:
                 reports += [Path(p) for p, sig in after.items() if before.get(p) != sig]
             tests, notes = _read_reports(reports, root)
             tests = refine(explain(tests, root), root)
+            seen = jsrecord.read(workdir, ReportPaths(root).rel)
+            tests, tampered = jsrecord.cross_check(tests, seen, root, classify)
             tests += unreported(tests, proc.exit_code, root, self.config.globs("test_globs"))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -163,16 +165,19 @@ class JunitRunner:
             timed_out=proc.timed_out,
             output_tail=proc.output_tail,
             notes=notes,
+            tampered=tampered,
         )
         return in_repo(select(result, request.tests), subdir)
 
 
-def _ci_env(command: str, env: Mapping[str, str] | None) -> dict[str, str] | None:
+def _js_env(command: str, env: Mapping[str, str] | None, workdir: Path) -> dict[str, str] | None:
     """jest and vitest in CI mode: a snapshot the tree lacks fails instead of being
-    written into the user's tree (vitest reads ``CI``; jest also gets ``--ci``)."""
+    written into the user's tree (vitest reads ``CI``; jest also gets ``--ci``); and
+    tddgit's record of each test's outcome loaded into their processes (``jsrecord``)."""
     if not re.search(r"\b(jest|vitest)\b", command):
         return dict(env) if env is not None else None
-    return {**(env if env is not None else os.environ), "CI": "true"}
+    base = {**(env if env is not None else os.environ), "CI": "true"}
+    return jsrecord.env(workdir, base)
 
 
 def _read_reports(paths: list[Path], root: Path) -> tuple[tuple[TestResult, ...], tuple[str, ...]]:

@@ -13,7 +13,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
+from tddgit.detectors import language_of
 from tddgit.model import Cause, Outcome, TestResult
+from tddgit.runners.jsframes import wrong_behaviour
 from tddgit.runners.junitcauses import classify
 
 MAX_TEXT = 16 * 1024  # characters of a failure's body the cause rules look at
@@ -135,6 +137,10 @@ def _result(case: ET.Element, suites: tuple[ET.Element, ...], paths: ReportPaths
         text = (elem.text or "")[:MAX_TEXT]
         raw = elem.get("message") or _first_line(text)
         cause, message = classify(elem.get("type") or "", raw, text)
+        if cause is Cause.OTHER and file is not None and language_of(file) == "js":
+            # node's runner through tddgit's reporter: the error's stack says where
+            thrown = wrong_behaviour(elem.get("type") or "", raw, text, paths.rel, file)
+            cause, message = thrown or (cause, message)
         outcome = Outcome.FAILED if tag == "failure" or cause is Cause.ASSERTION else Outcome.ERROR
     elif skipped is not None:
         xfail = skipped.get("type") == "pytest.xfail"

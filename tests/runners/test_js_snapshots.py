@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import GitRepo
-from tests.runners.test_js_gates import FLAVOURS, gate, reasons, stage, start, targets
+from tests.runners.test_js_gates import FLAVOURS, gate, stage, start, targets
 
 FMT = "export function fmt(n) {\n  return `n=${n}`;\n}\n"
 FMT_STUB = "export function fmt(n) {\n  return undefined;\n}\n"
@@ -63,17 +63,47 @@ def test_a_snapshot_red_turns_green(project: tuple[GitRepo, str]) -> None:
     assert _untracked(repo) == ""
 
 
-def test_a_missing_snapshot_is_never_written_and_says_how_to_commit_it(
+def test_a_missing_snapshot_is_a_red_never_written_and_the_green_adds_it(
     project: tuple[GitRepo, str],
 ) -> None:
     repo, name = project
     stage(repo, {"test/fmt.test.js": _snapshot_test(name)})
     code, data = gate(repo, "red")
-    assert code == 1, data
-    assert reasons(data) == [("target-amber", "test/fmt.test.js::formats", "snapshot-missing")]
-    assert "commit the snapshot" in str(data["next"]), data
+    assert code == 0, data
+    assert targets(data) == {"test/fmt.test.js::formats": ("failed", "snapshot-missing")}
     assert _untracked(repo) == ""
     assert not (repo.root / "test" / "__snapshots__").exists()
+    # The expected value is written with the code: exactly the entry the red asked for.
+    stage(repo, {"src/fmt.js": FMT, "test/__snapshots__/fmt.test.js.snap": _snap(name)})
+    code, data = gate(repo, "green")
+    assert code == 0, data
+    assert targets(data) == {"test/fmt.test.js::formats": ("passed", None)}
+    assert _untracked(repo) == ""
+
+
+def test_a_green_may_not_change_an_existing_snapshot(project: tuple[GitRepo, str]) -> None:
+    repo, name = project
+    snap = _snap(name) + 'exports[`other 1`] = `"kept"`;\n'
+    stage(
+        repo,
+        {"test/fmt.test.js": _snapshot_test(name), "test/__snapshots__/fmt.test.js.snap": snap},
+    )
+    code, data = gate(repo, "red")
+    assert code == 0, data
+    # The code, and the expected values rewritten to whatever it produces.
+    wrong = snap.replace('"n=2"', '"n=2!"').replace('"kept"', '"changed"')
+    stage(
+        repo,
+        {
+            "src/fmt.js": FMT.replace("`;", "!`;"),
+            "test/__snapshots__/fmt.test.js.snap": wrong,
+        },
+    )
+    code, data = gate(repo, "green")
+    assert code == 1, data
+    edited = [r["message"] for r in data["reasons"] if r["rule"] == "test-edited-in-green"]
+    assert any("snapshot `formats 1` changed" in m for m in edited), data
+    assert any("snapshot `other 1` changed" in m for m in edited), data
 
 
 def test_an_obsolete_snapshot_is_reported(project: tuple[GitRepo, str]) -> None:
