@@ -37,6 +37,7 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
     """Judge every change since the accepted state; ``baseline``: accept the tree as it is
     (a session starts: the person's own uncommitted work is not the agent's)."""
     repo = facts.repo
+    mine = inflight.started(repo, event.session)
     inflight.end(repo, event.session)  # this session's tool call is over
     with tree.locked(repo):
         scan = tree.scan(repo, facts.head)
@@ -53,7 +54,9 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         left = 0  # changes left to another session's check
         for change in scan.changes:
             elsewhere = _in_flight_elsewhere(repo, event.session, change.path)
-            if change.path not in own and (elsewhere or inflight.claimed(repo, change.path, begun)):
+            if change.path not in own and (
+                elsewhere or inflight.claimed(repo, change.path, begun, mine)
+            ):
                 left += 1
                 continue  # another session's running call may have made it: its check judges
             verdict = _judge(facts, event, change, elsewhere)

@@ -4,15 +4,16 @@ Two sessions in one work tree share the accepted state (tree.py), so a change on
 judged by the first check that sees it. When another session's tool call was already
 running when the change was made, that change may be its: the check leaves it to that
 session's own post-tool check instead of judging it (and maybe blaming the wrong session).
+When the calls of both sessions span the change, the tree cannot say which made it: it
+goes to the call that began first (typically the one the other session waits on).
 
 Each session's pre-tool hook (an allowed write or shell command) records when its call
 began (``<common git dir>/tddgit/guard/call-<key>``); its post-tool check (or its stop,
 or the fast path) ends it. A changed path is claimed by another session when its ctime is
 not older than that session's call began (less ``CLOCK_SLACK``: file times come from the
-kernel's coarse clock, which lags the one read here by up to a tick). A deleted path has
-no ctime: any other session in flight claims it. So a change made while two sessions'
-calls overlap is judged by the one whose call ends last; one that finished first is not
-told of it.
+kernel's coarse clock, which lags the one read here by up to a tick) and that call began
+before the checking session's own call. A deleted path has no ctime: any such call claims
+it.
 
 A call whose post-tool hook never comes (a failed tool in Codex, a killed agent) stops
 claiming when the session's next call begins or ends, or after ``STALE_SECONDS``.
@@ -74,14 +75,25 @@ def others(repo: Repo, session: str) -> list[int]:
     return out
 
 
-def claimed(repo: Repo, path: str, begun: list[int]) -> bool:
-    """Whether a change to ``path`` may have been made during a call that began at one of
-    ``begun`` (``others``)."""
-    if not begun:
+def started(repo: Repo, session: str) -> int | None:
+    """When the session's own running call began (None: no pre-tool hook recorded one)."""
+    try:
+        when, who = _read(Path(quick.call_marker(str(guard_dir(repo)), session)))
+    except (OSError, ValueError):
+        return None
+    return when if who == session else None
+
+
+def claimed(repo: Repo, path: str, begun: list[int], mine: int | None) -> bool:
+    """Whether a change to ``path`` belongs to another session's running call: one that
+    began before the change (``begun``: ``others``) and before this session's own call
+    (``mine``; None: unknown, as late as can be)."""
+    earlier = [when for when in begun if mine is None or when < mine]
+    if not earlier:
         return False
     try:
         st = os.lstat(repo.root / path)
     except OSError:
         return True
     # ctime: any write or rename sets it, and no tool can set it back
-    return any(st.st_ctime_ns >= when - CLOCK_SLACK_NS for when in begun)
+    return any(st.st_ctime_ns >= when - CLOCK_SLACK_NS for when in earlier)

@@ -1,6 +1,6 @@
 """Two sessions in one work tree, their hooks interleaved exactly (issue 26 item 2): a change
-made while another session's tool call is running is left to that session's check, so the
-session whose call ended first is never blamed for it. The same scenario as the real-agent
+made while another session's tool call is running is left to that session's check when
+that call began first, so the session whose later call ended first is not blamed for it. The same scenario as the real-agent
 test (tests/agents_real/test_parallel.py), with every event's order fixed."""
 
 from __future__ import annotations
@@ -78,6 +78,21 @@ def test_a_change_made_during_another_sessions_call_is_not_blamed_on_it(repo: Gi
     assert "test_sub" in out_b["reason"]
     assert (repo.root / "calc.py").read_text() == KEPT
     assert hook(repo, event(repo, "a", "PostToolUse", "Bash", command="sleep 2")) == {}
+
+
+def test_a_change_spanned_by_both_sessions_calls_goes_to_the_call_that_began_first(
+    repo: GitRepo,
+) -> None:
+    """B's call began first and is still the one that ends first: B's check judges the
+    change although A's later call is still running (A waits on B), and tells B alone."""
+    assert hook(repo, event(repo, "b", "PreToolUse", "Bash", command=BREAK_SUB)) == {}
+    a_edits(repo)
+    assert hook(repo, event(repo, "a", "PreToolUse", "Bash", command="sleep 1")) == {}
+    subprocess.run(["bash", "-c", BREAK_SUB], cwd=repo.root, check=True)
+    out_b = hook(repo, event(repo, "b", "PostToolUse", "Bash", command=BREAK_SUB))
+    assert told(out_b), out_b
+    assert (repo.root / "calc.py").read_text() == KEPT
+    assert hook(repo, event(repo, "a", "PostToolUse", "Bash", command="sleep 1")) == {}
 
 
 def test_a_change_with_no_other_call_running_is_judged_at_once(repo: GitRepo) -> None:
