@@ -19,7 +19,11 @@ Per change, not per file: the base of a session's change is the last accepted st
 holds other sessions' kept changes), or the content its own pre-write hook saw; a revert
 takes out only the judged change (``tree.put_back``: three-way where the file moved on);
 and a path another session is writing right now (its pre-write snapshot is there, its
-post-write check not yet) is left for that session's check.
+post-write check not yet), or changed while another session's earlier call was running
+(``inflight``: the race rule), is left for that session's check.
+
+A check that leaves nothing outstanding records the tree for the fast path (``quick``),
+which answers the next "nothing changed" without this module.
 """
 
 from __future__ import annotations
