@@ -14,6 +14,14 @@ def main(argv: list[str] | None = None) -> int:
         code = fast_path(args[1:])
         if code is not None:
             return code
+    if len(args) == 3 and args[0] == "agent" and args[1] == "hook":
+        # After every tool call of an agent: "nothing changed" is answered before anything
+        # but the stdlib is imported (guard/quick.py); the rest goes on to the full check.
+        from tddgit.guard.quick import POST_EVENTS
+        from tddgit.guard.quick import main as quick_main
+
+        if args[2] in POST_EVENTS:
+            return quick_main(args[2])
     if len(args) > 2 and args[0] == "agent" and args[1] == "hook":
         # The agent guard's hooks run on every edit an agent makes: no click either.
         from tddgit.guard.dispatch import fast_path as guard_fast_path

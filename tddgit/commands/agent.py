@@ -96,8 +96,10 @@ def doctor(ctx: click.Context, name: str, scope: str) -> int:
 
     Checks the installed configuration (every event, its matcher), that `tddgit` is on
     PATH, and the agent's trust rules (Gemini CLI folder trust, Codex project and hook
-    trust, Claude Code's trust dialog), read from the agent's own files. Exit 1 when
-    something needs doing.
+    trust, Claude Code's trust dialog), read from the agent's own files; and, where the
+    agent's CLI is on PATH and has a command for it, asks the agent itself (`claude
+    doctor`: settings entries it ignores; `codex features list`: the hooks feature).
+    Exit 1 when something needs doing.
 
     \b
     Examples:

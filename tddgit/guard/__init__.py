@@ -10,5 +10,9 @@ outcomes and coverage — never from a model's opinion. Read it in this order:
 - ``checks``: the checks that run tests (after a write, before a stop);
 - ``adapters/``: one module per agent (its stdin/stdout format and its configuration);
 - ``dispatch``: one hook call, failing open on tddgit's own faults;
-- ``install``: merging the hooks into (and out of) each agent's configuration.
+- ``quick``: the post-tool hook's fast path ("nothing changed", stdlib only), before
+  ``aftertool`` and ``tree`` (the tree check) and ``inflight`` (the race rule between
+  parallel sessions);
+- ``install``: merging the hooks into (and out of) each agent's configuration;
+- ``trust``, ``agentcli``: ``agent doctor`` (the agents' trust rules, their own CLIs).
 """

@@ -19,7 +19,11 @@ Per change, not per file: the base of a session's change is the last accepted st
 holds other sessions' kept changes), or the content its own pre-write hook saw; a revert
 takes out only the judged change (``tree.put_back``: three-way where the file moved on);
 and a path another session is writing right now (its pre-write snapshot is there, its
-post-write check not yet) is left for that session's check.
+post-write check not yet), or changed while another session's earlier call was running
+(``inflight``: the race rule), is left for that session's check.
+
+A check that leaves nothing outstanding records the tree for the fast path (``quick``),
+which answers the next "nothing changed" without this module.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tddgit.guard import tree
+from tddgit.guard import inflight, tree
 from tddgit.guard.model import ALLOW, CONTEXT, REVERT, Decision, Event
 
 IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that failed
@@ -37,23 +41,32 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
     """Judge every change since the accepted state; ``baseline``: accept the tree as it is
     (a session starts: the person's own uncommitted work is not the agent's)."""
     repo = facts.repo
+    mine = inflight.started(repo, event.session)
+    inflight.end(repo, event.session)  # this session's tool call is over
     with tree.locked(repo):
         scan = tree.scan(repo, facts.head)
         if baseline or scan.fresh:
             tree.accept(scan)
             tree.save(repo, scan)
+            tree.remember(repo, scan)
             return Decision(ALLOW, "tree-accepted")
         own = {p for w in event.writes if (p := facts.relative(w.path, event.cwd))}
+        begun = inflight.others(repo, event.session)
         decisions: list[Decision] = []
         warnings: list[str] = []  # a kept change the check could not fully measure
         keep: list[str] = []
         told: list[Decision] = []
+        left = 0  # changes left to another session's check
         for change in scan.changes:
             elsewhere = _in_flight_elsewhere(repo, event.session, change.path)
-            if elsewhere and change.path not in own:
-                continue  # another session is writing it: its own check judges it
+            if change.path not in own and (
+                elsewhere or inflight.claimed(repo, change.path, begun, mine)
+            ):
+                left += 1
+                continue  # another session's running call may have made it: its check judges
             verdict = _judge(facts, event, change, elsewhere)
             if verdict.rule == "deferred":
+                left += 1
                 continue  # the file holds another session's unjudged change: judged with it
             _drop_pending_elsewhere(repo, event.session, change.path)
             if verdict.verdict == REVERT:
@@ -66,6 +79,8 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
                     told.append(verdict)
         tree.accept(scan, keep)
         tree.save(repo, scan)
+        if not decisions and not left:
+            tree.remember(repo, scan)
     if own:
         from tddgit.guard import snapshots
 

@@ -112,7 +112,12 @@ def handle(agent: str, raw: bytes, *, dry_run: bool = False) -> tuple[Event | No
 
 def decide(facts: Any, event: Event, *, dry_run: bool = False) -> Decision:
     if event.kind == PRE_WRITE:
-        return _pre_write(facts, event, dry_run)
+        decision = _pre_write(facts, event, dry_run)
+        if decision.verdict == ALLOW and not dry_run:
+            from tddgit.guard import inflight
+
+            inflight.begin(facts.repo, event.session)  # the tool runs: the race rule
+        return decision
     if event.kind == POST_WRITE:
         if dry_run:  # `agent check`: the named files against the index, nothing put back
             return _post_write(facts, event, dry_run)

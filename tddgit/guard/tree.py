@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tddgit.git import Repo
+from tddgit.guard import quick
+from tddgit.guard.quick import STATUS
 
 ZERO = "0" * 40
 
@@ -60,21 +62,17 @@ def ledger_path(repo: Repo) -> Path:
     return repo.tddgit_dir / "guard" / f"tree-{key}.json"
 
 
-def status(repo: Repo) -> dict[str, Entry]:
+def status_output(repo: Repo) -> bytes:
+    """``git status`` as the fast path runs it (quick.STATUS): it compares these bytes."""
+    return repo.run(*STATUS, check=False).stdout
+
+
+def status(repo: Repo, raw: bytes | None = None) -> dict[str, Entry]:
     """Every path whose index entry or work-tree file differs from HEAD (untracked too)."""
-    proc = repo.run(
-        "-c",
-        "core.quotepath=off",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        "--ignore-submodules=all",
-        check=False,
-    )
     out: dict[str, Entry] = {}
-    for record in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+    if raw is None:
+        raw = status_output(repo)
+    for record in raw.decode("utf-8", "surrogateescape").split("\0"):
         if record.startswith("1 "):
             fields = record.split(" ", 8)
             xy, mode_i, hash_i, path = fields[1], fields[4], fields[7], fields[8]
@@ -161,11 +159,15 @@ class Scan(NamedTuple):
     changes: list[Change]
     current: dict[str, tuple[str | None, tuple[int, int, int] | None]]
     fresh: bool  # no ledger (or HEAD moved): the tree is accepted as it is
+    raw: bytes = b""  # the git status output it read (the fast path's record)
 
 
 def scan(repo: Repo, head: str | None) -> Scan:
     """What changed since the ledger; paths back at HEAD's content leave it silently."""
-    entries = status(repo)
+    raw = quick.handed_over(str(ledger_path(repo).parent), str(repo.root))
+    if raw is None:
+        raw = status_output(repo)
+    entries = status(repo, raw)
     data = load(repo)
     fresh = data is None or data.get("head") != head
     if data is None or fresh:
@@ -197,7 +199,7 @@ def scan(repo: Repo, head: str | None) -> Scan:
             before = accepted_of(data, path, blobs)
             if blob != before.blob:
                 changes.append(Change(path, before, blob, st))
-    return Scan(data, head, entries, changes, current, fresh)
+    return Scan(data, head, entries, changes, current, fresh, raw)
 
 
 def accept(scan_: Scan, paths: list[str] | None = None) -> None:
@@ -214,12 +216,34 @@ def accept(scan_: Scan, paths: list[str] | None = None) -> None:
 
 
 def save(repo: Repo, scan_: Scan) -> None:
+    """Write the ledger; the fast path's record goes (``remember`` writes a new one when
+    the check leaves nothing outstanding)."""
     scan_.data["head"] = scan_.head
     path = ledger_path(repo)
     path.parent.mkdir(parents=True, exist_ok=True)
+    quick.forget(str(path.parent), str(repo.root))
     tmp = path.with_name(f".tddgit-{os.getpid()}-{path.name}")
     tmp.write_text(json.dumps(scan_.data), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def remember(repo: Repo, scan_: Scan) -> None:
+    """Everything ``scan_`` saw is accepted: record it for the fast path (quick.py), unless
+    a listed file moved since the scan looked at it (a change no check has seen)."""
+    guard, root = str(ledger_path(repo).parent), str(repo.root)
+    try:
+        device = os.stat(guard).st_dev
+    except OSError:
+        return
+    paths = quick.listed(scan_.raw)
+    for rel in paths:
+        name = rel.decode("utf-8", "surrogateescape")
+        seen = scan_.current.get(name)
+        if seen is None or stat_of(repo.root / name) != seen[1]:
+            return
+    line = quick.stat_line(root, paths, 1 << 63, device)
+    if line is not None:
+        quick.write_record(guard, root, scan_.raw, line)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,6 @@ doctor`` (with the checks of the configuration itself).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -122,28 +121,6 @@ def config_problems(mod: ModuleType, path: Path) -> list[str]:
     return out
 
 
-def _version(cli: str) -> str:
-    """The agent's own ``--version`` line: information only, so a CLI that is slow to start
-    (a cold cache, a busy machine) or broken is said, never an error of the check."""
-    import subprocess
-
-    wait = float(os.environ.get("TDDGIT_AGENT_VERSION_TIMEOUT", "30"))
-    try:
-        proc = subprocess.run(
-            [cli, "--version"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=wait,
-            env={**os.environ, "NO_COLOR": "1"},
-        )
-    except subprocess.TimeoutExpired:
-        return f"{cli} is on PATH (`{cli} --version` gave no answer within {wait:g} s)"
-    except OSError as exc:
-        return f"{cli} is on PATH (`{cli} --version` could not run: {exc.strerror})"
-    return f"{cli} {proc.stdout.strip() or proc.stderr.strip()[:60]}"
-
-
 def doctor(mod: ModuleType, scope: str, root: Path, path: Path) -> tuple[list[str], list[str]]:
     """(what is fine, what is wrong with its fix)."""
     good: list[str] = []
@@ -156,7 +133,12 @@ def doctor(mod: ModuleType, scope: str, root: Path, path: Path) -> tuple[list[st
         good.append(f"tddgit on PATH: {shutil.which('tddgit')}")
     cli = CLI.get(mod.NAME)
     if cli and shutil.which(cli):
-        good.append(_version(cli))
+        from tddgit.guard.agentcli import ask, version
+
+        good.append(version(cli, root))
+        confirmed, wrong = ask(mod.NAME, cli, root)
+        good.extend(confirmed)
+        bad.extend(wrong)
     elif cli:
         good.append(f"{cli} is not on PATH here: its configuration files were read instead")
     bad.extend(trust_problems(mod.NAME, scope, root))

@@ -74,16 +74,18 @@ def run_pair(
 
 def test_a_revert_keeps_the_other_sessions_change(agents: Path, tmp_path: Path) -> None:
     """B's one shell call spans A's kept change; B's revert undoes B's hunk alone. A's
-    next call lasts until B was judged, so no check of A's overlaps B's change."""
+    last call spans B's change too, but began after B's: the change is B's to judge."""
     repo = green_project(tmp_path / "project", AGENT)
     kept, judged = tmp_path / "a-kept", tmp_path / "b-judged"
+    begun = tmp_path / "b-begun"
     script_b = [
-        Shell(f"{_wait(kept)} && {BREAK_SUB}"),
+        Shell(f"touch {begun} && {_wait(kept)} && {BREAK_SUB}"),
         Shell(f"touch {judged}"),
         Finish("b done"),
     ]
     script_a = [
         Edit("calc.py", "    return a + b", "    return b + a"),
+        Shell(_wait(begun)),  # A's next call begins after B's (the race rule's order)
         Shell(f"touch {kept} && {_wait(judged)}"),
         Finish("a done"),
     ]
@@ -93,30 +95,27 @@ def test_a_revert_keeps_the_other_sessions_change(agents: Path, tmp_path: Path) 
     assert not any("tddgit [" in text and _reverted(text) for text in told_a), report
 
 
-# Not strict: the race depends on when each agent's hook fires, and CI must not turn red the
-# day the timing lets it pass; the defect stays open in issue 26.
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 26 item 2, open: the tree ledger is shared by the sessions, so a change on "
-    "disk is judged with whichever session's check runs first; a session's tool call still "
-    "in flight is not known (A is told its write was undone for B's test_sub)",
-)
 def test_a_change_made_during_another_sessions_call_is_not_blamed_on_it(
     agents: Path, tmp_path: Path
 ) -> None:
     """A's check runs while B's breaking shell call is still running (B waits for it):
-    the change on disk is B's, so A is not told of it and does not undo it; B's own check
-    then does, and tells B."""
+    B's call began before A's, so the change on disk is left to B (guard/inflight.py): A
+    is not told of it and does not undo it; B's own check then does, and tells B. The
+    marker files fix the order of every call, so no timing decides it."""
     repo = green_project(tmp_path / "project", AGENT)
     kept, broken = tmp_path / "a-kept", tmp_path / "b-broke"
     checked, judged = tmp_path / "a-checked", tmp_path / "b-judged"
+    begun = tmp_path / "b-begun"
     script_b = [
-        Shell(f"{_wait(kept)} && {BREAK_SUB} && touch {broken} && {_wait(checked)}"),
+        Shell(
+            f"touch {begun} && {_wait(kept)} && {BREAK_SUB} && touch {broken} && {_wait(checked)}"
+        ),
         Shell(f"touch {judged}"),
         Finish("b done"),
     ]
     script_a = [
         Edit("calc.py", "    return a + b", "    return b + a"),
+        Shell(_wait(begun)),  # A's next call begins after B's (the race rule's order)
         Shell(f"touch {kept} && {_wait(broken)}"),
         Shell(f"touch {checked} && {_wait(judged)}"),
         Finish("a done"),
