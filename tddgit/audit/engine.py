@@ -25,7 +25,7 @@ from tddgit.audit.model import (
     Tally,
     TallyKey,
 )
-from tddgit.audit.naming import imported_keys, production_key, test_key
+from tddgit.audit.naming import Key, imported_keys, module_key, production_key, test_key
 from tddgit.audit.phases import (
     AGENT_KEY,
     TRAILER_KEY,
@@ -45,6 +45,8 @@ from tddgit.model import Commit, FileChange
 
 # An inferred red lapses after this many steps on its lineage or this many seconds.
 RED_WINDOW = (10, 14 * 86400)
+# Commits with no phase looked back over for the code new tests were written after.
+PREVIOUS_WINDOW = 3
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -333,20 +335,26 @@ class Auditor:
         return "red", "files", "files:test", None
 
     def _tests_previous(self, c: Commit, texts: dict[str, str | None]) -> bool:
-        """The tests import a module that the commit just before changed with no test and no
-        phase: they were written after that code."""
+        """The tests import a module that one of the few commits just before (on the first
+        parent's line, back to the last phase) changed with no phase: they were written
+        after that code."""
+        made: set[Key] = set()
         at = self._index.get(c.parents[0]) if c.parents else None
-        if at is None:
+        seen = 0
+        while at is not None and seen < PREVIOUS_WINDOW:
+            prev = self.records[at]
+            if prev.kind != "merge":
+                if prev.phase is not None or prev.attempt is not None or prev.kind == "mixed":
+                    break  # a step, or code that came with its tests: the new tests are new
+                seen += 1
+                for f, k in zip(prev.files, prev.file_kinds, strict=True):
+                    if k == "production":
+                        key = module_key(f.path)
+                        if key is not None:
+                            made.add(key)
+            at = self._index.get(prev.parents[0]) if prev.parents else None
+        if not made:
             return False
-        prev = self.records[at]
-        if prev.phase is not None or prev.kind != "production":
-            return False
-        made = {
-            production_key(f.path)
-            for f, k in zip(prev.files, prev.file_kinds, strict=True)
-            if k == "production"
-        }
-        made.discard(None)
         for path, text in texts.items():
             family = (test_key(path) or production_key(path) or ("", ""))[1]
             if text and family and made & imported_keys(text, family):
@@ -359,7 +367,7 @@ class Auditor:
         steps, seconds = self._red_window
         red = before.red
         assert red is not None
-        age = c.author_time - before.red_time
+        age = c.committer_time - before.red_time
         if before.red_steps < steps and age <= seconds:
             return before
         if red not in self._lapsed:

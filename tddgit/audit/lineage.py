@@ -48,7 +48,10 @@ class Lineage:
         episode, last_end = self._episode(c, view, after_fact)
         s = view.before
         if view.phase == "red":
-            red_time, inferred, steps = c.author_time, view.source == "files", 0
+            # The window is read on the committer's clock: a rebased or cherry-picked
+            # history keeps its old author dates out of order, so a red could lapse at its
+            # very next commit (a TDD book's example project, rebased chapter by chapter).
+            red_time, inferred, steps = c.committer_time, view.source == "files", 0
         elif red is not None:
             red_time, inferred, steps = s.red_time, s.red_inferred, s.red_steps + 1
         else:
@@ -60,6 +63,10 @@ class Lineage:
                 dirs, left = _files(view), self.green_window
             elif s.green_left > 0:
                 dirs, left = s.green_dirs | _files(view), s.green_left - 1
+        elif not view.prods and not view.tests and view.attempt is None:
+            # Neither tests nor production (a generated migration, docs, config): the green
+            # made over several commits goes on across it.
+            dirs, left = s.green_dirs, s.green_left
         return State(
             phase, red, red_tests, cycle, episode, last_end, red_time, inferred, steps, dirs, left
         )

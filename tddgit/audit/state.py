@@ -84,7 +84,7 @@ class State(NamedTuple):
     cycle: int = -1  # index of the lineage's current cycle
     episode: EpisodeAcc | None = None
     last_end: int | None = None  # author time of the lineage's last episode end
-    # The open red: when it was made, whether only its files made it a red (inferred: it
+    # The open red: when it was committed (committer time), whether only its files made it a red (inferred: it
     # lapses after a window, docs/audit.md), and how many steps the lineage made since.
     red_time: int = 0
     red_inferred: bool = False
