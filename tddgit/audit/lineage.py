@@ -28,7 +28,13 @@ def continues_green(before: State, prods: tuple[str, ...]) -> bool:
     """A production-only commit right after an inferred green, to the same files: the same
     green made over several commits (its test may still fail between them). Only for
     inferred greens: a declared or proven green says where the green ends."""
-    return before.green_left > 0 and all(p in before.green_dirs for p in prods)
+    if before.green_left <= 0:
+        return False
+    made = before.green_dirs
+    # The same files, or files under the directory of one of them (a view, then the
+    # template it renders: lists/views.py, lists/templates/home.html); never the root's.
+    dirs = {p.rsplit("/", 1)[0] + "/" for p in made if "/" in p}
+    return all(p in made or p.startswith(tuple(dirs)) for p in prods)
 
 
 class Lineage:

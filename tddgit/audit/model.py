@@ -199,6 +199,9 @@ class Finding:
     related: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)  # rule-specific facts (lag, ...)
+    # what it rests on: proven | declared | inferred phases (tddgit.audit.basis); set once
+    # the pass is done
+    basis: str | None = None
 
     @classmethod
     def fast(
@@ -237,6 +240,7 @@ class Finding:
             "related": list(self.related),
             "files": list(self.files),
             "message": self.message,
+            "basis": self.basis,
         }
         if self.data:
             out["data"] = dict(self.data)

@@ -157,3 +157,20 @@ def test_tests_after_a_phase_step_are_not_tests_after_the_code_before_it(repo):
         {"tests/test_calc.py": TEST + "\n\ndef test_neg():\n    assert add(-1, -1) == -2\n"},
     )
     assert by_subject(audit(repo))["negatives"].phase == "red"
+
+
+def test_a_green_over_several_commits_spans_a_view_and_its_template(repo):
+    s = started(repo)
+    s.commit(
+        "test POST",
+        {"lists/tests.py": "from lists.views import home\n\n\ndef test_post():\n"
+         "    assert 'x' in home('x')\n"},
+    )  # fmt: skip
+    s.commit("silly return", {"lists/views.py": "def home(text):\n    return 'x'\n"})
+    s.commit("template variable", {"lists/templates/home.html": "<p>{{ new_item_text }}</p>\n"})
+    s.commit("root script", {"run.py": "print('hi')\n"})
+    report = audit(repo)
+    recs = by_subject(report)
+    assert recs["template variable"].phase == "green"
+    assert recs["root script"].phase is None  # outside the green's directory
+    assert ("pre-test-code", "root script") in rules_fired(report)
