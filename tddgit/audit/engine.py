@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
 from tddgit.audit.changes import adds_test_behaviour_many
+from tddgit.audit.imports import ImportResolver, drives_app
 from tddgit.audit.lineage import Lineage, continues_green
 from tddgit.audit.model import (
     PHASES,
@@ -39,7 +40,7 @@ from tddgit.audit.registry import active_checks, checks_for
 from tddgit.audit.rules import CommitView, StubJudge, count, finding
 from tddgit.audit.squash import KEY as SQUASH_KEY
 from tddgit.audit.squash import squashed_steps
-from tddgit.audit.state import ROOT, State
+from tddgit.audit.state import ROOT, State, red_covers
 from tddgit.blobs import as_text
 from tddgit.model import Commit, FileChange
 
@@ -98,6 +99,9 @@ class Auditor:
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
         self._checks_by: dict[tuple[str | None, bool], tuple[Check, ...]] = {}
         self._tests_after = TestAfterIndex()
+        # what a test imports, resolved against the tree (an inferred red's scope)
+        self._imports = ImportResolver(str(blobs.repo.git_dir))
+        self._scope: frozenset[str] | None = None  # the scope of the red _phase just found
         # A shallow clone's boundary commits: git shows them without their parents, so
         # what they change is not known and they are not judged.
         self._boundary = boundary
@@ -151,6 +155,8 @@ class Auditor:
                 prods = tuple([f for f, k in zip(files, kinds, strict=True) if k == "production"])
         else:
             kinds = ()
+        if prods:
+            self._imports.saw(c.parents, prods)
         subject = c.subject
         if SQUASH_KEY in c.message:
             steps = squashed_steps(c.message)
@@ -166,7 +172,7 @@ class Auditor:
         found = self.findings
         after_fact: list[Finding] = []
         if tests or prods:
-            after_fact = self._tests_after.observe(view, index, self._read_text)
+            after_fact = self._tests_after.observe(view, index, self._read_text, self._resolve)
         if after_fact:
             found.extend(after_fact)
             self._found_at += [index] * len(after_fact)
@@ -185,7 +191,8 @@ class Auditor:
                 found.extend(hits)
                 self._found_at += [index] * len(hits)
         if attempt is None or attempt == "tcr-pass":
-            after = self._lineage.step(c, view, bool(after_fact))
+            scope = self._scope if phase == "red" and source == "files" else None
+            after = self._lineage.step(c, view, bool(after_fact), scope)
         elif attempt == "revert":
             after = self._undo(c, before)
         else:
@@ -294,7 +301,7 @@ class Auditor:
                 return None, "message", "test-after:message", None
         if tests and not prods and any(f.status != "D" for f in tests):
             return self._test_only(c, subject, tests)
-        if prods and before.red is not None:
+        if prods and before.red is not None and red_covers(before, tuple(f.path for f in prods)):
             return "green", "files", "files:mixed" if tests else "files:production", None
         if prods and not tests and continues_green(before, tuple(f.path for f in prods)):
             return "green", "files", "files:green-continues", None
@@ -332,7 +339,22 @@ class Auditor:
             return None, "message", "test-after:message", None
         if self._tests_previous(c, texts):
             return None, "files", "test-after:previous", None
+        # its scope: what the tests import; none (any production) when they drive the
+        # whole application through a test client or a browser
+        self._scope = (
+            frozenset()
+            if any(drives_app(t) for t in texts.values())
+            else frozenset().union(
+                *(self._imports.resolve(p, t, self._is_production) for p, t in texts.items())
+            )
+        )
         return "red", "files", "files:test", None
+
+    def _resolve(self, path: str, text: str | None) -> frozenset[str]:
+        return self._imports.resolve(path, text, self._is_production)
+
+    def _is_production(self, path: str) -> bool:
+        return self._kind(path) == "production"
 
     def _tests_previous(self, c: Commit, texts: dict[str, str | None]) -> bool:
         """The tests import a module that one of the few commits just before (on the first

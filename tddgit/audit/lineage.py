@@ -48,12 +48,21 @@ class Lineage:
         self.episode_kinds: dict[tuple[str, str], int] = {}  # (e-mail, kind) -> episodes
         self.durations: dict[str, list[int]] = {}  # e-mail -> its episodes' durations
 
-    def step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
-        """The lineage state after ``c``; ``after_fact``: test-after-fact fired on it."""
+    def step(
+        self,
+        c: Commit,
+        view: CommitView,
+        after_fact: bool,
+        scope: frozenset[str] | None = None,
+    ) -> State:
+        """The lineage state after ``c``; ``after_fact``: test-after-fact fired on it;
+        ``scope``: an inferred red's (``State.red_scope``)."""
         phase, red, red_tests, cycle = self._transition(c, view)
         episode, last_end = self._episode(c, view, after_fact)
         s = view.before
+        red_scope = s.red_scope if red is not None else None
         if view.phase == "red":
+            red_scope = scope
             # The window is read on the committer's clock: a rebased or cherry-picked
             # history keeps its old author dates out of order, so a red could lapse at its
             # very next commit (a TDD book's example project, rebased chapter by chapter).
@@ -74,7 +83,18 @@ class Lineage:
             # made over several commits goes on across it.
             dirs, left = s.green_dirs, s.green_left
         return State(
-            phase, red, red_tests, cycle, episode, last_end, red_time, inferred, steps, dirs, left
+            phase,
+            red,
+            red_tests,
+            cycle,
+            episode,
+            last_end,
+            red_time,
+            inferred,
+            steps,
+            dirs,
+            left,
+            red_scope,
         )
 
     def cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:

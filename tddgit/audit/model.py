@@ -213,6 +213,7 @@ class Finding:
         related: tuple[str, ...],
         files: tuple[str, ...],
         data: Mapping[str, Any],
+        basis: str | None = None,
     ) -> Finding:
         """A finding from exactly its fields (see ``CommitRecord.fast``): a history can
         have one per commit (``missing-evidence`` on every undocumented trailer)."""
@@ -228,6 +229,7 @@ class Finding:
                 "related": related,
                 "files": files,
                 "data": data,
+                "basis": basis,
             },
         )
         return found
