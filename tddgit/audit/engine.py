@@ -94,6 +94,9 @@ class Auditor:
         self._by_tree = by_tree
         self._blobs = blobs
         self._read_text = blobs.text
+        # the test files _test_only read for the commit being judged: test-after-fact
+        # reads the same new test files again (sha, {path: text})
+        self._texts: tuple[str, dict[str, str | None]] = ("", {})
         self._stubs = StubJudge(blobs)
         self._checks = active_checks()
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
@@ -172,7 +175,7 @@ class Auditor:
         found = self.findings
         after_fact: list[Finding] = []
         if tests or prods:
-            after_fact = self._tests_after.observe(view, index, self._read_text, self._resolve)
+            after_fact = self._tests_after.observe(view, index, self._text_of, self._resolve)
         if after_fact:
             found.extend(after_fact)
             self._found_at += [index] * len(after_fact)
@@ -320,6 +323,7 @@ class Auditor:
                 wanted.append((c.parents[0], f.old_path or f.path))
         blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
         texts: dict[str, str | None] = {}
+        self._texts = (c.sha, texts)
         versions: list[tuple[str, str | None, str | None]] = []
         for f in changed:
             new = as_text(blobs.get((c.sha, f.path)))
@@ -349,6 +353,13 @@ class Auditor:
             )
         )
         return "red", "files", "files:test", None
+
+    def _text_of(self, sha: str, path: str) -> str | None:
+        """A file's text at a commit, without reading again what ``_test_only`` read."""
+        at, texts = self._texts
+        if at == sha and path in texts:
+            return texts[path]
+        return self._read_text(sha, path)
 
     def _resolve(self, path: str, text: str | None) -> frozenset[str]:
         return self._imports.resolve(path, text, self._is_production)
