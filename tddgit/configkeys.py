@@ -128,6 +128,7 @@ DEFAULT_OTHER_GLOBS: tuple[str, ...] = (
     "**/settings/*.py",
     "wsgi.py",
     "asgi.py",
+    "apps.py",  # a Django app's configuration (startapp's AppConfig)
 )
 
 # Copies of other people's code kept in the repository, and generated files: neither test

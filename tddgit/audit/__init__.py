@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tddgit.audit.basis import attach as attach_basis
 from tddgit.audit.model import (
     AuditRange,
     AuditReport,
@@ -196,6 +197,7 @@ def run_audit(
 
                 record_of = RecordOf(auditor.records, auditor.positions())
                 findings = rejudge(repo, findings, evidence, record_of)
+            attach_basis(findings, auditor.records, auditor.positions())
             blobs.hang_up()  # git exits on its own while the report is made
             if spool is not None and mode is True:
                 spool.close(auditor.records)
@@ -218,6 +220,7 @@ def run_audit(
         keep_until_exit(auditor)
     if options.post_checks:
         extra = [f for check in options.post_checks for f in check(report)]
+        attach_basis(extra, auditor.records, auditor.positions())
         report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
 

@@ -49,26 +49,70 @@ class TestAfterIndex:
             return key
 
     def observe(
-        self, v: CommitView, index: int, read_text: Callable[[str, str], str | None]
+        self,
+        v: CommitView,
+        index: int,
+        read_text: Callable[[str, str], str | None],
+        resolve: Callable[[str, str | None], frozenset[str]] | None = None,
     ) -> list[Finding]:
+        """The findings of one commit. ``resolve``: the production files a test file's
+        text imports, resolved against the tree (``tddgit.audit.imports``); with it a new
+        test is matched to the modules it really imports, not to any of the same name."""
         c = v.commit
         out: list[Finding] = []
         keys: list[Key] = []
         # Tests moved out of another file (a split, a rename) were not written now.
         moved = any(f.status in ("R", "D") for f in v.tests)
+        # A red its evidence proves failed was written before the code it tests.
+        proven_red = _proven_red(v)
+        imported: set[str] = set()  # what this commit's new tests import (resolved)
         for f in v.tests:
             key = self._tkey(f.path)
-            found = self.pending.pop(key, None) if key else None
-            if found is None and f.status == "A" and self.pending:
-                found = self._by_import(c.sha, f.path, read_text)
-            if found is not None and f.status in ("A", "C") and not moved:
+            new = f.status in ("A", "C")
+            resolved: frozenset[str] = frozenset()
+            if new and resolve is not None and (self.pending or v.prods):
+                resolved = resolve(f.path, read_text(c.sha, f.path))
+                imported |= resolved
+            if resolved:
+                found = self._by_path(resolved)
+            else:
+                found = self.pending.pop(key, None) if key else None
+                if found is None and f.status == "A" and self.pending:
+                    found = self._by_import(c.sha, f.path, read_text)
+            if (
+                found is not None
+                and new
+                and not moved
+                and not proven_red
+                and not _placeholder(read_text(found.sha, found.path))
+            ):
                 out.append(self._finding(c, index, f.path, found))
             if key:
                 keys.append(key)
         self.tested.update(keys)
         for f in v.prods:
             self._production(f, c, index)
+        # Code created with a test of another name is covered at its creation.
+        for path in imported:
+            pkey = self._pkey(path)
+            if pkey is not None:
+                self.tested.add(pkey)
+                gone = self.pending.get(pkey)
+                if gone is not None and gone.path == path:
+                    del self.pending[pkey]
         return out
+
+    def _by_path(self, paths: frozenset[str]) -> _Created | None:
+        """The pending production file that is one of ``paths`` (the modules a test
+        imports), if any."""
+        for path in sorted(paths):
+            key = self._pkey(path)
+            if key is None:
+                continue
+            found = self.pending.get(key)
+            if found is not None and found.path == path:
+                return self.pending.pop(key)
+        return None
 
     def _production(self, f: FileChange, c: Commit, index: int) -> None:
         key = self._pkey(f.path)
@@ -76,7 +120,10 @@ class TestAfterIndex:
             old = self._pkey(f.old_path)
             moved = self.pending.pop(old, None) if old else None
             if moved is not None and key and key not in self.tested:
-                self.pending[key] = moved
+                # the flag follows the file to its new name
+                self.pending[key] = _Created(moved.sha, moved.index, moved.time, f.path)
+            elif old is not None and old in self.tested and key:
+                self.tested.add(key)  # a tested file stays tested under its new name
         elif f.status in ("A", "C") and key and key not in self.tested:
             self.pending.setdefault(key, _Created(c.sha, index, c.author_time, f.path))
         elif f.status == "D" and key:
@@ -111,6 +158,21 @@ class TestAfterIndex:
             files=(test_path, prod.path),
             data={"lag_commits": lag_commits, "lag_seconds": lag_seconds},
         )
+
+
+def _proven_red(v: CommitView) -> bool:
+    """Does the commit's evidence prove a red (its tests failed when committed)?"""
+    from tddgit.evidence import Evidence
+
+    return isinstance(v.evidence, Evidence) and v.evidence.phase == "red"
+
+
+def _placeholder(text: str | None) -> bool:
+    """An empty placeholder file (nothing, or only blank lines and comments): nothing was
+    there to test before its test came."""
+    if text is None:
+        return False
+    return all(not ln.strip() or ln.lstrip().startswith(("#", "//")) for ln in text.splitlines())
 
 
 def _human(seconds: int) -> str:

@@ -224,6 +224,25 @@ def _py_checks(
 
 
 _NAME = re.compile(r"Name\(id='[^']*'")
+# unittest's assertion methods: one checked value, or two (assertEqual, assertIn ...); a
+# further positional argument is the failure message.
+_UNITTEST = re.compile(r"^assert[A-Z]\w*$")
+# (their further positional arguments are the call's arguments or a precision, not a message)
+_UNITTEST_ARGS = frozenset(
+    (
+        "assertRaises",
+        "assertRaisesRegex",
+        "assertWarns",
+        "assertWarnsRegex",
+        "assertLogs",
+        "assertAlmostEqual",
+        "assertNotAlmostEqual",
+        "assertRaisesRegexp",
+    )
+)
+_UNITTEST_ONE = frozenset(
+    ("assertTrue", "assertFalse", "assertIsNone", "assertIsNotNone", "assert_", "failUnless")
+)
 
 
 def _check_key(node: ast.AST) -> str:
@@ -232,7 +251,16 @@ def _check_key(node: ast.AST) -> str:
     if isinstance(node, ast.Assert):
         text = ast.dump(node.test)
     elif isinstance(node, ast.Call):
-        parts = [node.func, *node.args, *(k for k in node.keywords if k.arg != "msg")]
+        args = node.args
+        name = _call_name(node)
+        if (
+            isinstance(node.func, ast.Attribute)
+            and _UNITTEST.match(name)
+            and name not in _UNITTEST_ARGS
+        ):
+            # unittest's failure message may come positionally, after the checked values
+            args = args[: 1 if name in _UNITTEST_ONE else 2]
+        parts = [node.func, *args, *(k for k in node.keywords if k.arg != "msg")]
         text = "|".join(ast.dump(p) for p in parts)
     else:
         text = ast.dump(node)

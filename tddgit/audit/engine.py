@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
 from tddgit.audit.changes import adds_test_behaviour_many
+from tddgit.audit.imports import ImportResolver, drives_app
 from tddgit.audit.lineage import Lineage, continues_green
 from tddgit.audit.model import (
     PHASES,
@@ -25,7 +26,7 @@ from tddgit.audit.model import (
     Tally,
     TallyKey,
 )
-from tddgit.audit.naming import imported_keys, production_key, test_key
+from tddgit.audit.naming import Key, imported_keys, module_key, production_key, test_key
 from tddgit.audit.phases import (
     AGENT_KEY,
     TRAILER_KEY,
@@ -39,12 +40,14 @@ from tddgit.audit.registry import active_checks, checks_for
 from tddgit.audit.rules import CommitView, StubJudge, count, finding
 from tddgit.audit.squash import KEY as SQUASH_KEY
 from tddgit.audit.squash import squashed_steps
-from tddgit.audit.state import ROOT, State
+from tddgit.audit.state import ROOT, State, red_covers
 from tddgit.blobs import as_text
 from tddgit.model import Commit, FileChange
 
 # An inferred red lapses after this many steps on its lineage or this many seconds.
 RED_WINDOW = (10, 14 * 86400)
+# Commits with no phase looked back over for the code new tests were written after.
+PREVIOUS_WINDOW = 3
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -91,11 +94,17 @@ class Auditor:
         self._by_tree = by_tree
         self._blobs = blobs
         self._read_text = blobs.text
+        # the test files _test_only read for the commit being judged: test-after-fact
+        # reads the same new test files again (sha, {path: text})
+        self._texts: tuple[str, dict[str, str | None]] = ("", {})
         self._stubs = StubJudge(blobs)
         self._checks = active_checks()
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
         self._checks_by: dict[tuple[str | None, bool], tuple[Check, ...]] = {}
         self._tests_after = TestAfterIndex()
+        # what a test imports, resolved against the tree (an inferred red's scope)
+        self._imports = ImportResolver(str(blobs.repo.git_dir))
+        self._scope: frozenset[str] | None = None  # the scope of the red _phase just found
         # A shallow clone's boundary commits: git shows them without their parents, so
         # what they change is not known and they are not judged.
         self._boundary = boundary
@@ -149,6 +158,8 @@ class Auditor:
                 prods = tuple([f for f, k in zip(files, kinds, strict=True) if k == "production"])
         else:
             kinds = ()
+        if prods:
+            self._imports.saw(c.parents, prods)
         subject = c.subject
         if SQUASH_KEY in c.message:
             steps = squashed_steps(c.message)
@@ -164,7 +175,7 @@ class Auditor:
         found = self.findings
         after_fact: list[Finding] = []
         if tests or prods:
-            after_fact = self._tests_after.observe(view, index, self._read_text)
+            after_fact = self._tests_after.observe(view, index, self._text_of, self._resolve)
         if after_fact:
             found.extend(after_fact)
             self._found_at += [index] * len(after_fact)
@@ -183,7 +194,8 @@ class Auditor:
                 found.extend(hits)
                 self._found_at += [index] * len(hits)
         if attempt is None or attempt == "tcr-pass":
-            after = self._lineage.step(c, view, bool(after_fact))
+            scope = self._scope if phase == "red" and source == "files" else None
+            after = self._lineage.step(c, view, bool(after_fact), scope)
         elif attempt == "revert":
             after = self._undo(c, before)
         else:
@@ -292,7 +304,7 @@ class Auditor:
                 return None, "message", "test-after:message", None
         if tests and not prods and any(f.status != "D" for f in tests):
             return self._test_only(c, subject, tests)
-        if prods and before.red is not None:
+        if prods and before.red is not None and red_covers(before, tuple(f.path for f in prods)):
             return "green", "files", "files:mixed" if tests else "files:production", None
         if prods and not tests and continues_green(before, tuple(f.path for f in prods)):
             return "green", "files", "files:green-continues", None
@@ -311,6 +323,7 @@ class Auditor:
                 wanted.append((c.parents[0], f.old_path or f.path))
         blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
         texts: dict[str, str | None] = {}
+        self._texts = (c.sha, texts)
         versions: list[tuple[str, str | None, str | None]] = []
         for f in changed:
             new = as_text(blobs.get((c.sha, f.path)))
@@ -330,23 +343,51 @@ class Auditor:
             return None, "message", "test-after:message", None
         if self._tests_previous(c, texts):
             return None, "files", "test-after:previous", None
+        # its scope: what the tests import; none (any production) when they drive the
+        # whole application through a test client or a browser
+        self._scope = (
+            frozenset()
+            if any(drives_app(t) for t in texts.values())
+            else frozenset().union(
+                *(self._imports.resolve(p, t, self._is_production) for p, t in texts.items())
+            )
+        )
         return "red", "files", "files:test", None
 
+    def _text_of(self, sha: str, path: str) -> str | None:
+        """A file's text at a commit, without reading again what ``_test_only`` read."""
+        at, texts = self._texts
+        if at == sha and path in texts:
+            return texts[path]
+        return self._read_text(sha, path)
+
+    def _resolve(self, path: str, text: str | None) -> frozenset[str]:
+        return self._imports.resolve(path, text, self._is_production)
+
+    def _is_production(self, path: str) -> bool:
+        return self._kind(path) == "production"
+
     def _tests_previous(self, c: Commit, texts: dict[str, str | None]) -> bool:
-        """The tests import a module that the commit just before changed with no test and no
-        phase: they were written after that code."""
+        """The tests import a module that one of the few commits just before (on the first
+        parent's line, back to the last phase) changed with no phase: they were written
+        after that code."""
+        made: set[Key] = set()
         at = self._index.get(c.parents[0]) if c.parents else None
-        if at is None:
+        seen = 0
+        while at is not None and seen < PREVIOUS_WINDOW:
+            prev = self.records[at]
+            if prev.kind != "merge":
+                if prev.phase is not None or prev.attempt is not None or prev.kind == "mixed":
+                    break  # a step, or code that came with its tests: the new tests are new
+                seen += 1
+                for f, k in zip(prev.files, prev.file_kinds, strict=True):
+                    if k == "production":
+                        key = module_key(f.path)
+                        if key is not None:
+                            made.add(key)
+            at = self._index.get(prev.parents[0]) if prev.parents else None
+        if not made:
             return False
-        prev = self.records[at]
-        if prev.phase is not None or prev.kind != "production":
-            return False
-        made = {
-            production_key(f.path)
-            for f, k in zip(prev.files, prev.file_kinds, strict=True)
-            if k == "production"
-        }
-        made.discard(None)
         for path, text in texts.items():
             family = (test_key(path) or production_key(path) or ("", ""))[1]
             if text and family and made & imported_keys(text, family):
@@ -359,7 +400,7 @@ class Auditor:
         steps, seconds = self._red_window
         red = before.red
         assert red is not None
-        age = c.author_time - before.red_time
+        age = c.committer_time - before.red_time
         if before.red_steps < steps and age <= seconds:
             return before
         if red not in self._lapsed:

@@ -28,7 +28,13 @@ def continues_green(before: State, prods: tuple[str, ...]) -> bool:
     """A production-only commit right after an inferred green, to the same files: the same
     green made over several commits (its test may still fail between them). Only for
     inferred greens: a declared or proven green says where the green ends."""
-    return before.green_left > 0 and all(p in before.green_dirs for p in prods)
+    if before.green_left <= 0:
+        return False
+    made = before.green_dirs
+    # The same files, or files under the directory of one of them (a view, then the
+    # template it renders: lists/views.py, lists/templates/home.html); never the root's.
+    dirs = {p.rsplit("/", 1)[0] + "/" for p in made if "/" in p}
+    return all(p in made or p.startswith(tuple(dirs)) for p in prods)
 
 
 class Lineage:
@@ -42,13 +48,25 @@ class Lineage:
         self.episode_kinds: dict[tuple[str, str], int] = {}  # (e-mail, kind) -> episodes
         self.durations: dict[str, list[int]] = {}  # e-mail -> its episodes' durations
 
-    def step(self, c: Commit, view: CommitView, after_fact: bool) -> State:
-        """The lineage state after ``c``; ``after_fact``: test-after-fact fired on it."""
+    def step(
+        self,
+        c: Commit,
+        view: CommitView,
+        after_fact: bool,
+        scope: frozenset[str] | None = None,
+    ) -> State:
+        """The lineage state after ``c``; ``after_fact``: test-after-fact fired on it;
+        ``scope``: an inferred red's (``State.red_scope``)."""
         phase, red, red_tests, cycle = self._transition(c, view)
         episode, last_end = self._episode(c, view, after_fact)
         s = view.before
+        red_scope = s.red_scope if red is not None else None
         if view.phase == "red":
-            red_time, inferred, steps = c.author_time, view.source == "files", 0
+            red_scope = scope
+            # The window is read on the committer's clock: a rebased or cherry-picked
+            # history keeps its old author dates out of order, so a red could lapse at its
+            # very next commit (a TDD book's example project, rebased chapter by chapter).
+            red_time, inferred, steps = c.committer_time, view.source == "files", 0
         elif red is not None:
             red_time, inferred, steps = s.red_time, s.red_inferred, s.red_steps + 1
         else:
@@ -60,8 +78,23 @@ class Lineage:
                 dirs, left = _files(view), self.green_window
             elif s.green_left > 0:
                 dirs, left = s.green_dirs | _files(view), s.green_left - 1
+        elif not view.prods and not view.tests and view.attempt is None:
+            # Neither tests nor production (a generated migration, docs, config): the green
+            # made over several commits goes on across it.
+            dirs, left = s.green_dirs, s.green_left
         return State(
-            phase, red, red_tests, cycle, episode, last_end, red_time, inferred, steps, dirs, left
+            phase,
+            red,
+            red_tests,
+            cycle,
+            episode,
+            last_end,
+            red_time,
+            inferred,
+            steps,
+            dirs,
+            left,
+            red_scope,
         )
 
     def cycle_of(self, sha: str, phase: str | None, before: State, after: State) -> int | None:

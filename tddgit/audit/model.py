@@ -199,6 +199,9 @@ class Finding:
     related: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)  # rule-specific facts (lag, ...)
+    # what it rests on: proven | declared | inferred phases (tddgit.audit.basis); set once
+    # the pass is done
+    basis: str | None = None
 
     @classmethod
     def fast(
@@ -210,6 +213,7 @@ class Finding:
         related: tuple[str, ...],
         files: tuple[str, ...],
         data: Mapping[str, Any],
+        basis: str | None = None,
     ) -> Finding:
         """A finding from exactly its fields (see ``CommitRecord.fast``): a history can
         have one per commit (``missing-evidence`` on every undocumented trailer)."""
@@ -225,6 +229,7 @@ class Finding:
                 "related": related,
                 "files": files,
                 "data": data,
+                "basis": basis,
             },
         )
         return found
@@ -237,6 +242,7 @@ class Finding:
             "related": list(self.related),
             "files": list(self.files),
             "message": self.message,
+            "basis": self.basis,
         }
         if self.data:
             out["data"] = dict(self.data)

@@ -47,6 +47,19 @@ def production_key(path: str) -> Key | None:
     return parts[0].lower(), parts[1]
 
 
+def module_key(path: str) -> Key | None:
+    """``production_key``, and for a package's ``__init__``/``index`` the package's own
+    name (``from pkg import X`` imports ``pkg/__init__.py``)."""
+    key = production_key(path)
+    if key is not None or "/" not in path:
+        return key
+    parts = _split(path)
+    if parts is None or parts[0] not in ("__init__", "index"):
+        return None
+    package = path.rsplit("/", 2)[-2].lower()
+    return None if package in _GENERIC or package in ("src", "lib") else (package, parts[1])
+
+
 def test_key(path: str) -> Key | None:
     """The key of the production file a test file is named after (its affixes removed)."""
     parts = _split(path)

@@ -221,10 +221,12 @@ _TESTS_AFTER = re.compile(
     r"|^\s*(?:added|adds)\s+(?:a\s+|some\s+|more\s+)?(?:tests?|specs?)\s*[.!]?\s*$"
     r"|\b(?:finish(?:ed)?|complet(?:e|ed))\b.*\b(?:tests?|specs?)(?:_\w+)?\b"
     r"|\b\d+\s+passing\s+(?:tests?|specs?)\b"
-    r"|\b(?:more|missing|remaining)\s+(?:tests?|specs?)\b",
+    r"|\b(?:more|missing|remaining)\s+(?:tests?|specs?)\b"
+    # the same in Chinese: "finished / wrote (the) tests" (完成了test_views, 写完了…的测试)
+    r"|(?:完成|写完|补充|补全)了?.{0,20}?(?:tests?|specs?|测试)",
     re.IGNORECASE,
 )
-_FAILS = re.compile(r"\bfail(?:s|ing|ed)?\b|\bred\b|\bbroken\b", re.IGNORECASE)
+_FAILS = re.compile(r"\bfail(?:s|ing|ed)?\b|\bred\b|\bbroken\b|失败", re.IGNORECASE)
 
 
 def leading_mark(subject: str) -> str | None:

@@ -52,8 +52,8 @@ def write_markdown(report: AuditReport, stream: IO[str]) -> None:
     lines += ["", f"## Findings ({len(report.findings)})", ""]
     if report.findings:
         rows = [
-            (sev, f"`{rule}`", f"`{sha}`", msg)
-            for sev, rule, sha, msg in finding_rows(report, SHOWN_FINDINGS)
+            (sev, f"`{rule}`", f"`{sha}`", basis, msg)
+            for sev, rule, sha, basis, msg in finding_rows(report, SHOWN_FINDINGS)
         ]
         lines += _table(FINDING_HEADER, rows)
         hidden = len(report.findings) - SHOWN_FINDINGS

@@ -93,8 +93,9 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         )
         for col in FINDING_HEADER:
             table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
-        for sev, rule, sha, msg in finding_rows(report, SHOWN_FINDINGS, newest_first=True):
-            table.add_row(f"[{_SEVERITY_STYLE.get(sev, '')}]{sev}[/]", rule, sha, _escape(msg))
+        for sev, rule, sha, basis, msg in finding_rows(report, SHOWN_FINDINGS, newest_first=True):
+            style = _SEVERITY_STYLE.get(sev, "")
+            table.add_row(f"[{style}]{sev}[/]", rule, sha, basis, _escape(msg))
         console.print(table)
         hidden = len(report.findings) - SHOWN_FINDINGS
         if hidden > 0:

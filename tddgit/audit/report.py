@@ -197,7 +197,7 @@ class _Lines:
             return self._finding(f)
         # Most findings repeat all but their commit (``missing-evidence`` on every trailer
         # without a note): the text around the commit is made once per combination.
-        key = (f.rule, f.severity, f.message, f.files, f.related)
+        key = (f.rule, f.severity, f.message, f.files, f.related, f.basis)
         around = self._findings.get(key)
         if around is None:
             head, _, tail = self._finding(f).partition(f.commit)
@@ -210,7 +210,7 @@ class _Lines:
         return (
             f'{{"rule":{w[f.rule]},"severity":{w[f.severity]},"commit":"{f.commit}",'
             f'"related":{_shas(f.related)},"files":{_strs(f.files)},'
-            f'"message":{_str(f.message)}{data}}}'
+            f'"message":{_str(f.message)},"basis":{w[f.basis]}{data}}}'
         )
 
     def cycle(self, c: Cycle) -> str:
@@ -383,7 +383,7 @@ def _row(who: str, a: Any) -> tuple[str, ...]:
     )
 
 
-FINDING_HEADER = ("severity", "rule", "commit", "message")
+FINDING_HEADER = ("severity", "rule", "commit", "basis", "message")
 
 
 def finding_rows(
@@ -391,7 +391,7 @@ def finding_rows(
 ) -> list[tuple[str, ...]]:
     found = report.findings[::-1] if newest_first else report.findings
     shown = found if limit is None else found[:limit]
-    return [(f.severity, f.rule, f.commit[:10], f.message) for f in shown]
+    return [(f.severity, f.rule, f.commit[:10], f.basis or "-", f.message) for f in shown]
 
 
 def title(report: AuditReport) -> str:

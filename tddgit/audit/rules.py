@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from tddgit.audit.model import Finding
 from tddgit.audit.registry import register_check
 from tddgit.audit.ruleset import RULES
+from tddgit.audit.state import in_scope, red_covers
 from tddgit.model import Commit, FileChange, Light, Outcome
 
 if TYPE_CHECKING:
@@ -217,7 +218,9 @@ def check_pre_test_code(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     """Candidates only: the stub judgement needs blobs, so it is deferred (``resolve``)."""
     if v.attempt not in (None, "tcr-pass") or v.phase in ("green", "refactor"):
         return _NONE
-    if v.phase != "red" and (v.tests or v.before.red):
+    if v.phase != "red" and (
+        v.tests or (v.before.red and red_covers(v.before, tuple(f.path for f in v.prods)))
+    ):
         return _NONE
     # Deletions add nothing; renames and copies (R/C) move code that already existed.
     changed = tuple(f for f in v.prods if f.status in ("A", "M", "T"))
@@ -286,12 +289,21 @@ def _bends(c: Commit, f: FileChange, blobs: BlobReader) -> bool:
     return changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
 
 
+def _refactor_binds(before: State, files: tuple[str, ...]) -> bool:
+    """Is a refactor made while ``before.red`` is open a refactor *under* that red? Always
+    for a declared or proven red; for an inferred one only when it touches the production
+    the red's tests import (its scope) — a red whose tests import none of the project's
+    (an outer-loop functional test) leaves refactors under green unit tests alone."""
+    scope = before.red_scope
+    return scope is None or (bool(scope) and in_scope(scope, files))
+
+
 def check_refactor(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
     if v.phase != "refactor":
         return _NONE
     out = []
     files = tuple(f.path for f in (*v.tests, *v.prods))
-    if v.before.red is not None:
+    if v.before.red is not None and _refactor_binds(v.before, files):
         out.append(
             finding(
                 "refactor-while-red",

@@ -84,8 +84,9 @@ class State(NamedTuple):
     cycle: int = -1  # index of the lineage's current cycle
     episode: EpisodeAcc | None = None
     last_end: int | None = None  # author time of the lineage's last episode end
-    # The open red: when it was made, whether only its files made it a red (inferred: it
-    # lapses after a window, docs/audit.md), and how many steps the lineage made since.
+    # The open red: when it was committed (committer time), whether only its files made it
+    # a red (inferred: it lapses after a window, docs/audit.md), and how many steps the
+    # lineage made since.
     red_time: int = 0
     red_inferred: bool = False
     red_steps: int = 0
@@ -93,6 +94,25 @@ class State(NamedTuple):
     # closed the red, and how many more production-only commits may continue it.
     green_dirs: frozenset[str] = frozenset()
     green_left: int = 0
+    # An inferred red's scope: the production files its tests import (tddgit.audit.imports);
+    # empty when they import none of the project's (a functional test through a browser);
+    # None for a declared or proven red.
+    red_scope: frozenset[str] | None = None
+
+
+def red_covers(before: State, paths: tuple[str, ...]) -> bool:
+    """Is the open red a test of a change to ``paths``? A declared or proven red, or an
+    inferred one whose tests drive the whole application, for any; another inferred red
+    only for the production its tests import (``red_scope``)."""
+    scope = before.red_scope
+    return not scope or in_scope(scope, paths)
+
+
+def in_scope(scope: frozenset[str], paths: tuple[str, ...]) -> bool:
+    """Does one of ``paths`` belong to ``scope``: one of its files, or a file under the
+    directory of one of them (a view's template)?"""
+    dirs = tuple({s.rsplit("/", 1)[0] + "/" for s in scope if "/" in s})
+    return any(p in scope or (dirs and p.startswith(dirs)) for p in paths)
 
 
 ROOT = State()

@@ -1,0 +1,198 @@
+"""The production files a test really imports, resolved against the project's tree
+(issue 27 items 2 and 4: not by name).
+
+``from lists.views import home`` is ``lists/views.py`` (or ``src/lists/views.py``, or
+``lists/views/__init__.py``, or the module ``lists/views.py`` of ``from lists import
+views``) when that file exists; a stdlib or third-party import resolves to nothing, and a
+module of the same name elsewhere in the tree is not the one imported. JS/TS: relative
+specifiers only (``./cart``, ``../lib/price``), with the usual extensions and
+``index`` files.
+
+The tree is the production paths the pass has seen (added, renamed, not deleted), kept
+as it goes: no git call and no file read per commit. A pass that starts mid-history
+(a range) seeds it once from the tree before its first commit. Resolution only runs for
+the commits that need it (an inferred red, a new test file a production file may be
+tested by) and is cached by the test's blob text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import subprocess
+from collections.abc import Callable, Iterable
+
+from tddgit.model import FileChange
+
+_PY_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+)|import[ \t]+([\w., \t]+))",
+    re.M,
+)
+_JS_IMPORT = re.compile(
+    r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)['"](\.[^'"\n]*)['"]"""
+)
+_PY_ROOTS = ("", "src/", "lib/")
+# A test that drives the whole application — through a framework's test client (Django,
+# Flask, FastAPI, supertest) or a browser (Selenium, Playwright, Cypress) — exercises
+# more than it imports: the URL routing, the templates, the settings.
+_DRIVES_APP = re.compile(
+    r"\bclient\.(?:get|post|put|patch|delete|head|options)\s*\(|\bself\.client\b"
+    r"|\brequest\(\s*app\b|\bwebdriver\b|\bplaywright\b|\bpage\.goto\s*\(|\bcy\.visit\s*\("
+)
+
+
+def drives_app(text: str | None) -> bool:
+    """Does the test drive the whole application (a test client, a browser)?"""
+    return bool(text) and _DRIVES_APP.search(text or "") is not None
+
+
+_JS_EXT = (".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
+
+
+def _is_python(path: str) -> bool:
+    return path.endswith((".py", ".pyi"))
+
+
+def _is_js(path: str) -> bool:
+    return path.endswith(_JS_EXT)
+
+
+def python_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
+    """For each module the text imports, the paths it may be, in the order Python's path
+    would find them (the project's roots, then the test's own directories)."""
+    here = posixpath.dirname(test_path)
+    ups: list[str] = []
+    d = here
+    while d:
+        ups.append(d + "/")
+        d = posixpath.dirname(d)
+    roots = (*_PY_ROOTS, *ups)
+    out: list[tuple[str, ...]] = []
+    for frm, names, plain in _PY_IMPORT.findall(text):
+        mods: list[tuple[str, tuple[str, ...]]] = []  # (module as a path, its bases)
+        if frm:
+            dots = len(frm) - len(frm.lstrip("."))
+            rest = frm[dots:].replace(".", "/")
+            if dots:
+                base = here
+                for _ in range(dots - 1):
+                    base = posixpath.dirname(base)
+                bases: tuple[str, ...] = (base + "/" if base else "",)
+            else:
+                bases = roots
+            for name in (w.strip() for w in names.split(",")):
+                word = name.split()[0] if name.split() else ""
+                if word and word != "*":  # a submodule: from lists import views
+                    sub = f"{rest}/{word}" if rest else word
+                    mods.append((sub, bases))
+            if rest:
+                mods.append((rest, bases))
+        else:
+            for name in plain.split(","):
+                word = name.split()[0] if name.split() else ""
+                if word:
+                    mods.append((word.replace(".", "/"), roots))
+        for mod, bases in mods:
+            out.append(tuple(f"{b}{mod}{tail}" for b in bases for tail in (".py", "/__init__.py")))
+    return out
+
+
+def js_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
+    here = posixpath.dirname(test_path)
+    out: list[tuple[str, ...]] = []
+    for spec in _JS_IMPORT.findall(text):
+        path = posixpath.normpath(posixpath.join(here, spec))
+        if path.startswith(".."):
+            continue
+        path = "" if path == "." else path
+        own = (path,) if path.endswith(_JS_EXT) else ()
+        out.append(
+            (
+                *own,
+                *(path + e for e in _JS_EXT),
+                *(f"{path}/index{e}" if path else f"index{e}" for e in _JS_EXT),
+            )
+        )
+    return out
+
+
+class ImportResolver:
+    """The production files a test imports, against the production paths seen so far."""
+
+    def __init__(self, git_dir: str | None = None) -> None:
+        self.known: set[str] = set()
+        self._git_dir = git_dir
+        self._seed: str | None = None  # the tree to seed from, for a mid-history pass
+        self._seeded = False
+        self._started = False
+        self._cache: dict[tuple[str, str], frozenset[str]] = {}
+
+    def saw(self, parents: tuple[str, ...], prods: Iterable[FileChange]) -> None:
+        """A commit of the pass (parents first) that changes production files. The first
+        one's parent, if it has one, seeds the tree: the files that existed before it."""
+        if not self._started:
+            self._started = True
+            if parents:  # the pass starts after the root: seed from the tree before it
+                self._seed = parents[0]
+        known = self.known
+        for f in prods:
+            if f.status == "D":
+                known.discard(f.path)
+            else:
+                if f.status == "R" and f.old_path:
+                    known.discard(f.old_path)
+                known.add(f.path)
+
+    def _seed_now(self) -> None:
+        self._seeded = True
+        if self._seed is None or self._git_dir is None:
+            return
+        try:
+            out = subprocess.run(
+                [
+                    "git",
+                    f"--git-dir={self._git_dir}",
+                    "ls-tree",
+                    "-r",
+                    "--name-only",
+                    "-z",
+                    self._seed,
+                ],
+                capture_output=True,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return
+        # Every path of that tree: resolution then keeps only the production ones it is
+        # asked about (``is_production``).
+        self.known.update(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+    def resolve(
+        self, test_path: str, text: str | None, is_production: Callable[[str], bool]
+    ) -> frozenset[str]:
+        """The production files ``text`` (the test file ``test_path``) imports."""
+        if not text:
+            return frozenset()
+        if not self._seeded:
+            self._seed_now()
+        key = (test_path, text)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        if _is_python(test_path):
+            groups = python_candidates(test_path, text)
+        elif _is_js(test_path):
+            groups = js_candidates(test_path, text)
+        else:
+            groups = []
+        known = self.known
+        found: set[str] = set()
+        for group in groups:
+            for path in group:
+                if path in known and path != test_path and is_production(path):
+                    found.add(path)
+                    break
+        out = self._cache[key] = frozenset(found)
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        return out
