@@ -4,6 +4,8 @@ for plain arguments (``tddgit.commands.phase_fast``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from tddgit.cli import app
@@ -93,35 +95,9 @@ def _phase_command(phase: str) -> click.Command:
         help="The plan task this step belongs to: adds a `GSD-Task: ID` trailer (plan status).",
     )
     @click.pass_context
-    def command(
-        ctx: click.Context,
-        tests: tuple[str, ...],
-        messages: tuple[str, ...],
-        msg_file: str | None,
-        no_commit: bool,
-        as_json: bool,
-        author: str | None,
-        signoff: bool,
-        no_edit: bool,
-        edit: bool,
-        amend: bool,
-        task: str | None,
-    ) -> int:
-        return run_phase(
-            phase,
-            app(ctx).cwd,
-            tests,
-            messages,
-            msg_file,
-            no_commit,
-            as_json,
-            author,
-            signoff,
-            no_edit,
-            edit,
-            amend,
-            task,
-        )
+    def command(ctx: click.Context, **options: Any) -> int:
+        # The options' names are run_phase's parameters (tests, messages, msg_file, ...).
+        return run_phase(phase, app(ctx).cwd, **options)
 
     return command
 

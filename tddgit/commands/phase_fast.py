@@ -9,35 +9,40 @@ returns None and takes the click command line, which parses, validates and expla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PHASES = ("red", "green", "refactor")
-_FLAGS = ("--no-commit", "--json", "-s", "--signoff", "--no-edit", "-e", "--edit", "--amend")
-_VALUES = {"-m": "-m", "--message": "-m", "--author": "--author", "--task": "--task"}
+# option -> run_phase's parameter (the click command's names for them)
+_FLAGS = {
+    "--no-commit": "no_commit",
+    "--json": "as_json",
+    "-s": "signoff",
+    "--signoff": "signoff",
+    "--no-edit": "no_edit",
+    "-e": "edit",
+    "--edit": "edit",
+    "--amend": "amend",
+}
+_VALUES = {"-m": "messages", "--message": "messages", "--author": "author", "--task": "task"}
 
 
-@dataclass
-class Args:
-    tests: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    flags: set[str] = field(default_factory=set)
-    values: dict[str, str] = field(default_factory=dict)
-
-
-def parse(argv: Sequence[str]) -> Args | None:
-    """The arguments after the phase, or None when click should handle them."""
-    parsed = Args()
-    args = list(argv)
+def parse(argv: Sequence[str]) -> dict[str, Any] | None:
+    """``run_phase``'s keyword arguments for the arguments after the phase (the values
+    click would give), or None when click should handle them."""
+    options: dict[str, Any] = dict.fromkeys(_FLAGS.values(), False)
+    options.update(author=None, task=None, msg_file=None)  # -F: click checks the path
+    tests: list[str] = []
+    messages: list[str] = []
     i = 0
-    while i < len(args):
-        arg = args[i]
+    while i < len(argv):
+        arg = argv[i]
         i += 1
         if not arg.startswith("-"):
-            parsed.tests.append(arg)
+            tests.append(arg)
             continue
         if arg in _FLAGS:
-            parsed.flags.add(arg)
+            options[_FLAGS[arg]] = True
             continue
         name, eq, value = arg.partition("=")
         if not eq and arg.startswith("-m") and len(arg) > 2:
@@ -45,40 +50,23 @@ def parse(argv: Sequence[str]) -> Args | None:
         if name not in _VALUES or arg.startswith("-m="):
             return None  # unknown, --help, --, -F, a bundle of short flags: click's to judge
         if not eq:
-            if i >= len(args) or args[i].startswith("-"):
+            if i >= len(argv) or argv[i].startswith("-"):
                 return None  # a missing value (or one that looks like an option)
-            value = args[i]
+            value = argv[i]
             i += 1
-        if _VALUES[name] == "-m":
-            parsed.messages.append(value)
+        if _VALUES[name] == "messages":
+            messages.append(value)
         else:
-            parsed.values[_VALUES[name]] = value
-    return parsed
+            options[_VALUES[name]] = value
+    return {**options, "tests": tuple(tests), "messages": tuple(messages)}
 
 
 def fast_path(phase: str, argv: Sequence[str]) -> int | None:
     """Run ``tddgit PHASE ARGV`` without click; None: hand it to the click command line."""
-    a = parse(argv)
-    if a is None:
+    options = parse(argv)
+    if options is None:
         return None
     from tddgit.commands.phase_step import run_phase
     from tddgit.entry import debug_env, guarded
 
-    return guarded(
-        lambda: run_phase(
-            phase,
-            Path.cwd(),
-            tuple(a.tests),
-            tuple(a.messages),
-            None,  # -F goes through click (it checks the path)
-            no_commit="--no-commit" in a.flags,
-            as_json="--json" in a.flags,
-            author=a.values.get("--author"),
-            signoff=bool({"-s", "--signoff"} & a.flags),
-            no_edit="--no-edit" in a.flags,
-            edit=bool({"-e", "--edit"} & a.flags),
-            amend="--amend" in a.flags,
-            task=a.values.get("--task"),
-        ),
-        debug_env(),
-    )
+    return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())

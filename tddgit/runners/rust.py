@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,14 +21,13 @@ from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest
+from tddgit.runners.captured import run_captured, run_result
 from tddgit.runners.nextest import configured, signature
-from tddgit.runners.process import run_command
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
 
 CARGO_ARGS = ("cargo", "test", "--no-fail-fast", "--message-format", "json")
 LIBTEST_ARGS = ("--", "-Z", "unstable-options", "--format", "json", "--report-time")
-MAX_OUTPUT = 64 * 1024 * 1024
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
 
@@ -60,22 +56,9 @@ class RustRunner:
         argv = nextest.argv(offline()) if nextest else cargo_argv()
         before = signature(nextest.report) if nextest else None
         env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
-        workdir = Path(tempfile.mkdtemp(prefix="tddgit-rust-"))
-        out = workdir / "cargo.json"
-        try:
-            command = f"{shlex.join(argv)} >{shlex.quote(str(out))} 2>&1"
-            proc = run_command(
-                command, project, timeout=request.timeout, env=env, on_start=request.on_start
-            )
-            text = _read(out)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-        if proc.exit_code == 127 and not proc.timed_out:
-            raise RunnerError(
-                "the rust runner could not start `cargo` (not found)",
-                "install Rust's cargo (rustup) or choose another runner",
-            )
-        read = read_output(text, crate)
+        install = "install Rust's cargo (rustup) or choose another runner"
+        captured = run_captured(self.name, argv, project, request, env, merge=True, install=install)
+        read = read_output(captured.stdout, crate)
         if nextest is not None:
             read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
             if signature(nextest.report) not in (None, before):
@@ -86,31 +69,19 @@ class RustRunner:
                 read.notes += problems
             elif not read.tests:
                 read.notes.append(f"cargo nextest wrote no JUnit report at {nextest.report}")
-        notes = list(read.notes)
-        if proc.timed_out:
-            notes.append(
-                f"cargo test timed out after {request.timeout:g}s; its process group was killed"
-            )
-        elif proc.exit_code != 0 and not read.tests:
-            notes.append(f"cargo test exited {proc.exit_code} and reported no test")
-        return RunResult(
-            runner=self.name,
-            command=(shlex.join(argv),),
-            exit_code=proc.exit_code,
-            tests=tuple(read.tests),
-            duration=proc.duration,
-            timed_out=proc.timed_out,
-            output_tail=text[-8192:],
-            notes=tuple(notes),
+        code = captured.proc.exit_code
+        silent = (
+            f"cargo test exited {code} and reported no test" if code and not read.tests else None
         )
-
-
-def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(MAX_OUTPUT).decode("utf-8", "replace")
-    except OSError:
-        return ""
+        return run_result(
+            self.name,
+            argv,
+            captured,
+            read.tests,
+            read.notes,
+            request.timeout,
+            silent_failure=silent,
+        )
 
 
 def _crate(project: Path) -> str:
