@@ -87,3 +87,18 @@ def test_phase_help_still_goes_through_click(project: GitRepo) -> None:
     loaded = loaded_modules(project.root, ["red", "--help"])
     assert loaded.code == 0
     assert "click" in loaded.modules
+
+
+def test_commit_msg_hook_that_runs_the_gate_loads_no_command_line(
+    project: GitRepo, tmp_path: Path
+) -> None:
+    """`git commit` with a `GSD-Phase` trailer and no stored evidence: the hook runs the gate
+    and prints its verdict, without click."""
+    project.write("tests/test_calc.py", TEST_SUB, dedent=False)
+    project.git("add", "tests/test_calc.py")
+    msg = tmp_path / "MSG"
+    msg.write_text("add sub\n\nGSD-Phase: red\n")
+    loaded = loaded_modules(project.root, ["hook", "commit-msg", str(msg)])
+    assert loaded.code == 0, loaded.stderr
+    assert "tddgit.gates.gate" in loaded.modules
+    assert loaded.under(GATE_HEAVY + GATE_HEAVY_TDDGIT) == []
