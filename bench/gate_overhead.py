@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -194,14 +195,18 @@ def _cold(root: Path) -> None:
     shutil.rmtree(root / ".git" / "tddgit", ignore_errors=True)
 
 
-def timed(argv: list[str], cwd: Path, expect: int | None) -> float:
-    """Seconds ``argv`` took; it must exit ``expect`` (None: any failure)."""
+def timed(argv: list[str], cwd: Path, expect: int | None) -> tuple[float, float]:
+    """Seconds ``argv`` took, wall and CPU (user + system of it and its children: what a
+    busy machine does not inflate as much); it must exit ``expect`` (None: any failure)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != expect and not (expect is None and proc.returncode != 0):
         sys.exit(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return elapsed
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, cpu
 
 
 def compare(
@@ -224,7 +229,7 @@ def compare(
     edit()
     timed(gate, root, 0)
     for mode in ("warm", "cold") if cold else ("warm",):
-        times: dict[str, list[float]] = {"plain": [], "gate": []}
+        times: dict[str, list[tuple[float, float]]] = {"plain": [], "gate": []}
         for run in range(runs):
             order = [("plain", plain, None), ("gate", gate, 0)]
             for side, argv, expect in order if run % 2 == 0 else order[::-1]:
@@ -232,12 +237,21 @@ def compare(
                 if mode == "cold":
                     _cold(root)
                 times[side].append(timed(argv, root, expect))
-        mp, mg = statistics.median(times["plain"]), statistics.median(times["gate"])
+        wall = {k: statistics.median(t[0] for t in v) for k, v in times.items()}
+        cpu = {k: statistics.median(t[1] for t in v) for k, v in times.items()}
+        low = {k: min(t[0] for t in v) for k, v in times.items()}
         when = "in a fresh clone" if mode == "cold" else "after the last"
         print(f"{title}, {mode} (each run {when}):")
-        print(f"  {label:<28} {mp:7.3f} s   (min {min(times['plain']):.3f})")
-        print(f"  {'tddgit red --no-commit':<28} {mg:7.3f} s   (min {min(times['gate']):.3f})")
-        print(f"  ratio gate/{name}: {mg / mp:.2f}x   (target <= 1.30x)")
+        print(
+            f"  {label:<28} {wall['plain']:7.3f} s   (min {low['plain']:.3f}; CPU {cpu['plain']:.3f} s)"
+        )
+        print(
+            f"  {'tddgit red --no-commit':<28} {wall['gate']:7.3f} s   (min {low['gate']:.3f}; CPU {cpu['gate']:.3f} s)"
+        )
+        print(
+            f"  ratio gate/{name}: {wall['gate'] / wall['plain']:.2f}x   (target <= 1.30x;"
+            f" CPU {cpu['gate'] / cpu['plain']:.2f}x)"
+        )
 
 
 def main() -> None:

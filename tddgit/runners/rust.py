@@ -36,8 +36,37 @@ def offline() -> bool:
     return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
 
 
-def cargo_argv() -> list[str]:
-    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *LIBTEST_ARGS]
+def cargo_argv(doc_tests: bool = True) -> list[str]:
+    """``doc_tests=False``: every target plain ``cargo test`` tests or builds but the doc
+    tests (``--tests --examples``), for a package that has none."""
+    targets = [] if doc_tests else ["--tests", "--examples"]
+    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *targets, *LIBTEST_ARGS]
+
+
+# What a doc test needs in a source: a fenced or indented code block in a doc comment, or
+# a doc attribute (`#![doc = include_str!("../README.md")]` brings a file's examples).
+_DOC_CODE = re.compile(r"(?m)```|~~~|\bdoc\s*=|/\*[*!]|^\s*//[/!] {5,}\S")
+MAX_DOC_SCAN = 2000  # .rs files; a larger package keeps its doc tests unread
+
+
+def doc_tests_possible(package: Path) -> bool:
+    """Whether the package's sources could hold a doc test. ``--no-fail-fast`` runs them
+    after a failing test, where plain ``cargo test`` stops first; with none, the gate
+    would pay a rustdoc build of the crate for nothing. Unsure means yes."""
+    seen = 0
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "target" and not d.startswith(".")]
+        for name in files:
+            if not name.endswith(".rs"):
+                continue
+            seen += 1
+            try:
+                text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return True
+            if seen > MAX_DOC_SCAN or _DOC_CODE.search(text):
+                return True
+    return False
 
 
 class RustRunner:
@@ -53,7 +82,7 @@ class RustRunner:
         project = request.root / request.subdir
         crate = _crate(project)
         nextest = configured(project)
-        argv = nextest.argv(offline()) if nextest else cargo_argv()
+        argv = nextest.argv(offline()) if nextest else cargo_argv(doc_tests_possible(project))
         before = signature(nextest.report) if nextest else None
         env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
         install = "install Rust's cargo (rustup) or choose another runner"
