@@ -2,20 +2,26 @@
 change -- `python -m pytest`, `go test ./...` and `cargo test` (rows for the languages
 whose toolchain is installed).
 
-Builds (once, under bench/.cache/) a project per language of ~200 tests in 10 files plus
-one staged failing test (Go and Rust: a test of a function not written yet, so the test
-package does not compile), then times both commands alternately over several runs and
-prints the medians side by side and their ratio; for Python warm (caches kept between
-runs) and cold (each run as in a fresh clone: no project bytecode, no pytest cache, no
-tddgit state). Target (PRODUCT.md §11): ratio <= 1.3.
+Builds (once, under bench/.cache/) a project per language of ~200 tests in 10 files. Each
+timed command then faces a change of its own that no cache holds: just before it, a new
+body of the red's test file is written and staged (a constant no earlier run used), as
+when a user edits a test and runs the tests or the gate. The two commands alternate which
+goes first, run by run; medians side by side and their ratio. Scenarios: Python, a test of
+a function not written yet, warm (caches kept between runs) and cold (each run as in a
+fresh clone: no project bytecode, no pytest cache, no tddgit state); Go and Rust, a test
+that does not compile yet (calls a function not written yet) and a test that compiles and
+fails its assertion (the test binary is built, linked and run). Target (PRODUCT.md §11):
+ratio <= 1.3.
 
     python bench/gate_overhead.py [--runs 7] [--tests-per-file 20] [--files 10]
+        [--only python|go|rust]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -136,6 +142,49 @@ def build_rust(files: int, per_file: int) -> Path:
     return root
 
 
+# A red's test file, as the user edits it before each command: ``k`` makes every body new.
+# "missing": calls a function not written yet; "assertion": compiles, fails its assertion.
+REDS = {
+    "python": (
+        "tests/test_new.py",
+        {"missing": "import lib\n\ndef test_triple():\n    assert lib.triple({k}) == {k3}\n"},
+    ),
+    "go": (
+        "pkg0/new_test.go",
+        {
+            "missing": 'package pkg0\n\nimport "testing"\n\nfunc TestTriple(t *testing.T) {{\n'
+            "\tif Triple({k}) != {k3} {{\n\t\tt.Fatal(Triple({k}))\n\t}}\n}}\n",
+            "assertion": 'package pkg0\n\nimport "testing"\n\nfunc TestDoubleNew(t *testing.T) {{\n'
+            "\tif Double({k}) != {k3} {{\n\t\tt.Fatal(Double({k}))\n\t}}\n}}\n",
+        },
+    ),
+    "rust": (
+        "tests/new.rs",
+        {
+            "missing": "use bench::triple;\n\n#[test]\nfn triples() {{\n"
+            "    assert_eq!(triple({k}), {k3});\n}}\n",
+            "assertion": "use bench::double;\n\n#[test]\nfn doubles_new() {{\n"
+            "    assert_eq!(double({k}), {k3});\n}}\n",
+        },
+    ),
+}
+
+
+class Edits:
+    """Writes and stages a new body of the red's test file before each timed command."""
+
+    def __init__(self, root: Path, language: str, scenario: str) -> None:
+        self.root = root
+        self.path, bodies = REDS[language]
+        self.body = bodies[scenario]
+        self.k = int(time.time()) % 100_000 * 1000  # new constants across bench runs too
+
+    def __call__(self) -> None:
+        self.k += 1
+        (self.root / self.path).write_text(self.body.format(k=self.k, k3=3 * self.k))
+        _git(self.root, "add", self.path)
+
+
 def _cold(root: Path) -> None:
     """As in a fresh clone: no bytecode of the project anywhere, no pytest cache, no
     tddgit state (evidence cache, bytecode cache). Site-packages keep theirs, as a fresh
@@ -146,35 +195,62 @@ def _cold(root: Path) -> None:
     shutil.rmtree(root / ".git" / "tddgit", ignore_errors=True)
 
 
-def timed(argv: list[str], cwd: Path, expect: int | None, *, cold: bool = False) -> float:
-    """Seconds ``argv`` took; it must exit ``expect`` (None: any failure)."""
-    if cold:
-        _cold(cwd)
+def timed(argv: list[str], cwd: Path, expect: int | None) -> tuple[float, float]:
+    """Seconds ``argv`` took, wall and CPU (user + system of it and its children: what a
+    busy machine does not inflate as much); it must exit ``expect`` (None: any failure)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != expect and not (expect is None and proc.returncode != 0):
         sys.exit(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return elapsed
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, cpu
 
 
-def compare(root: Path, label: str, plain: list[str], runs: int, *, cold: bool = False) -> None:
-    """Time the plain command (failing) and the red gate (holding) alternately; warm, then
-    (``cold``) each run as in a fresh clone."""
+def compare(
+    root: Path,
+    label: str,
+    plain: list[str],
+    runs: int,
+    edit: Edits,
+    *,
+    title: str,
+    cold: bool = False,
+) -> None:
+    """Time the plain command (failing) and the red gate (holding), each on a fresh edit
+    of the red's test, alternating which goes first; warm, then (``cold``) each run as
+    in a fresh clone."""
     gate = [sys.executable, "-m", "tddgit", "red", "--no-commit"]
+    name = "pytest" if plain[0] == sys.executable else label.split()[0]
+    edit()
     timed(plain, root, None)  # warm the OS and build caches for both
+    edit()
     timed(gate, root, 0)
     for mode in ("warm", "cold") if cold else ("warm",):
-        t_plain, t_gate = [], []
-        for _ in range(runs):
-            t_plain.append(timed(plain, root, None, cold=mode == "cold"))
-            t_gate.append(timed(gate, root, 0, cold=mode == "cold"))
-        mp, mg = statistics.median(t_plain), statistics.median(t_gate)
-        print(f"{mode} (each run {'in a fresh clone' if mode == 'cold' else 'after the last'}):")
-        print(f"  {label:<28} {mp:7.3f} s   (min {min(t_plain):.3f})")
-        print(f"  {'tddgit red --no-commit':<28} {mg:7.3f} s   (min {min(t_gate):.3f})")
+        times: dict[str, list[tuple[float, float]]] = {"plain": [], "gate": []}
+        for run in range(runs):
+            order = [("plain", plain, None), ("gate", gate, 0)]
+            for side, argv, expect in order if run % 2 == 0 else order[::-1]:
+                edit()
+                if mode == "cold":
+                    _cold(root)
+                times[side].append(timed(argv, root, expect))
+        wall = {k: statistics.median(t[0] for t in v) for k, v in times.items()}
+        cpu = {k: statistics.median(t[1] for t in v) for k, v in times.items()}
+        low = {k: min(t[0] for t in v) for k, v in times.items()}
+        when = "in a fresh clone" if mode == "cold" else "after the last"
+        print(f"{title}, {mode} (each run {when}):")
         print(
-            f"  ratio gate/{label.split()[0] if plain[0] != sys.executable else 'pytest'}: {mg / mp:.2f}x   (target <= 1.30x)"
+            f"  {label:<28} {wall['plain']:7.3f} s   (min {low['plain']:.3f}; CPU {cpu['plain']:.3f} s)"
+        )
+        print(
+            f"  {'tddgit red --no-commit':<28} {wall['gate']:7.3f} s   (min {low['gate']:.3f}; CPU {cpu['gate']:.3f} s)"
+        )
+        print(
+            f"  ratio gate/{name}: {wall['gate'] / wall['plain']:.2f}x   (target <= 1.30x;"
+            f" CPU {cpu['gate'] / cpu['plain']:.2f}x)"
         )
 
 
@@ -187,17 +263,25 @@ def main() -> None:
     args = ap.parse_args()
     n = args.files * args.tests_per_file + 1
     print(f"projects: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
+    print("each command runs on a fresh edit of the red's test (no cache holds it)")
     if args.only in (None, "python"):
         root = build(args.files, args.tests_per_file)
         plain = [sys.executable, "-m", "pytest", "-q"]  # what a user runs: cache provider on
-        compare(root, "python -m pytest", plain, args.runs, cold=True)
-    if args.only in (None, "go") and shutil.which("go"):
-        root = build_go(args.files, args.tests_per_file)
-        compare(root, "go test ./...", ["go", "test", "./..."], args.runs)
-    if args.only in (None, "rust") and shutil.which("cargo"):
-        os.environ["CARGO_NET_OFFLINE"] = "true"  # both sides: nothing from the network
-        root = build_rust(args.files, args.tests_per_file)
-        compare(root, "cargo test", ["cargo", "test"], args.runs)
+        edit = Edits(root, "python", "missing")
+        compare(root, "python -m pytest", plain, args.runs, edit, title="missing", cold=True)
+    languages = {
+        "go": (build_go, "go test ./...", ["go", "test", "./..."]),
+        "rust": (build_rust, "cargo test", ["cargo", "test"]),
+    }
+    for language, (make, label, plain) in languages.items():
+        if args.only not in (None, language) or not shutil.which(plain[0]):
+            continue
+        if language == "rust":
+            os.environ["CARGO_NET_OFFLINE"] = "true"  # both sides: nothing from the network
+        root = make(args.files, args.tests_per_file)
+        for scenario, title in (("missing", "does not compile yet"), ("assertion", "assertion")):
+            edit = Edits(root, language, scenario)
+            compare(root, label, plain, args.runs, edit, title=f"{language}, {title}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,13 @@ def main(argv: list[str] | None = None) -> int:
         code = guard_fast_path(args[2:])
         if code is not None:
             return code
+    if args and args[0] in ("red", "green", "refactor"):
+        # Every gate's start-up is overhead on its test run: no click for plain arguments.
+        from tddgit.commands.phase_fast import fast_path as phase_fast_path
+
+        code = phase_fast_path(args[0], args[1:])
+        if code is not None:
+            return code
     from tddgit.cli import run
 
     return run(args)

@@ -6,11 +6,6 @@ Subcommands live in ``tddgit.commands.<module>`` and are imported only when invo
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import traceback
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,12 +14,9 @@ import click
 
 from tddgit import __version__
 from tddgit.errors import (
-    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
-    TddgitError,
 )
-from tddgit.signals import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from tddgit.config import Config
@@ -148,7 +140,9 @@ def audit_build() -> str:
 
 
 def _debug_env() -> bool:
-    return os.environ.get("TDDGIT_DEBUG", "") not in ("", "0")
+    from tddgit.entry import debug_env
+
+    return debug_env()
 
 
 def app(ctx: click.Context) -> AppContext:
@@ -158,63 +152,22 @@ def app(ctx: click.Context) -> AppContext:
     return obj
 
 
-@contextlib.contextmanager
-def _scratch() -> Iterator[None]:
-    """Every temporary file of this run lives in one ``tddgit-<pid>-*`` directory, removed
-    at exit; a later run removes it if this one is killed (tddgit.snapshot)."""
-    from tddgit.snapshot import use_scratch_dir
-
-    try:
-        scratch = use_scratch_dir()
-        scratch.__enter__()
-    except OSError:
-        yield  # an unwritable TMPDIR is reported by whatever needs it
-        return
-    try:
-        yield
-    finally:
-        scratch.__exit__(None, None, None)
-
-
 def run(argv: list[str]) -> int:
     """Run the CLI and map every error to its exit code and one line (PRODUCT.md §2)."""
     from tddgit import console
+    from tddgit.entry import guarded
 
-    debug = "--debug" in argv or _debug_env()
-    terminate_as_interrupt()
-    try:
-        with _scratch():
+    def call() -> object:
+        try:
             rv: Any = cli.main(args=argv, prog_name="tddgit", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.exceptions.Abort:
-        console.err("tddgit: interrupted")
-        return EXIT_INTERRUPTED
-    except click.ClickException as exc:
-        exc.show()
-        return EXIT_USAGE
-    except TddgitError as exc:
-        if debug:
-            traceback.print_exc()
-        console.error_line(exc.one_line())
-        return exc.exit_code
-    except KeyboardInterrupt:
-        console.err("tddgit: interrupted")
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # stdout closed early (e.g. `| head`): not an error worth a traceback
-        console.stdout_gone()
-        return 0
-    except Exception as exc:
-        if debug:
-            traceback.print_exc()
-        console.error_line(
-            f"internal error: {type(exc).__name__}: {exc} — "
-            "rerun with --debug for the traceback and report it"
-        )
-        return EXIT_INTERNAL
-    try:
-        sys.stdout.flush()  # now, not at exit, where a closed pipe would print a warning
-    except BrokenPipeError:
-        console.stdout_gone()
-    return int(rv) if isinstance(rv, int) else 0
+        except click.exceptions.Exit as exc:
+            return int(exc.exit_code)
+        except click.exceptions.Abort:
+            console.err("tddgit: interrupted")
+            return EXIT_INTERRUPTED
+        except click.ClickException as exc:
+            exc.show()
+            return EXIT_USAGE
+        return rv
+
+    return guarded(call, "--debug" in argv or _debug_env())

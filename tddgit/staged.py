@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -124,8 +125,17 @@ def diff_trees(repo: Repo, old: str, new: str, paths: Iterable[str] = ()) -> lis
 def staged_change(repo: Repo, classifier: Classifier, *, amend: bool = False) -> StagedChange:
     """The index against HEAD, or against HEAD's first parent for a commit that will
     replace HEAD (``git commit --amend``)."""
-    head, base = _head_and_tree(repo, "HEAD^1" if amend else "HEAD")
-    tree = write_index_tree(repo)
+    # The two git calls do not depend on each other: one round trip, not two, before a
+    # gate can start its tests.
+    found: list[tuple[str | None, str]] = []
+    rev = "HEAD^1" if amend else "HEAD"
+    thread = threading.Thread(target=lambda: found.append(_head_and_tree(repo, rev)))
+    thread.start()
+    try:
+        tree = write_index_tree(repo)
+    finally:
+        thread.join()
+    head, base = found[0] if found else _head_and_tree(repo, rev)
     files = tuple(diff_trees(repo, base, tree))
     kinds = {f.path: classifier.kind(f.path) for f in files}
     return StagedChange(tree=tree, head=head, base_tree=base, files=files, kinds=kinds)

@@ -12,6 +12,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from tddgit.bracetext import close_brace, squash
+
 _TEST_FUNC = re.compile(r"(?m)^func\s+(Test(?:[^a-z\W]\w*)?)\s*\(\s*\w+\s+\*testing\.T\s*\)")
 _RUN_FIELD = re.compile(r"\bt\.Run\(\s*\w+\.(\w+)\s*,")
 
@@ -47,28 +49,11 @@ def mask(text: str, literals: bool = True) -> str:
     return "".join(out)
 
 
-def close_brace(masked: str, open_at: int) -> int:
-    """The index of the brace closing the one at ``open_at`` (the end when unbalanced)."""
-    depth = 0
-    for i in range(open_at, len(masked)):
-        if masked[i] == "{":
-            depth += 1
-        elif masked[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(masked) - 1
-
-
 @dataclass(frozen=True)
 class GoTest:
     fingerprint: str  # the function without comments, whitespace collapsed
     core: str  # the same without the table's rows
     rows: tuple[tuple[str, str], ...]  # (subtest name, the row's fingerprint)
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def go_tests(source: str) -> dict[str, GoTest]:
@@ -94,10 +79,10 @@ def _test(source: str, masked: str, code: str, start: int, end: int) -> GoTest:
         field = run.group(1)
         for row_start, row_end, name in _rows(source, masked, start, end, field):
             row = code[row_start:row_end]
-            rows.append((_subtest_name(name), _squash(row)))
+            rows.append((_subtest_name(name), squash(row)))
             core = core.replace(row, "\0", 1)
     core = re.sub(r"\0\s*,?", "", core)  # a row and its comma: the table's other rows stay
-    return GoTest(_squash(text), _squash(core), tuple(rows))
+    return GoTest(squash(text), squash(core), tuple(rows))
 
 
 def _rows(source: str, masked: str, start: int, end: int, field: str) -> list[tuple[int, int, str]]:

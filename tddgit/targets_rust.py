@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tddgit.bracetext import close_brace
+
 _TEST_ATTR = re.compile(r"#\[\s*(?:tokio::)?test\s*\]")
 _FN = re.compile(r"\bfn\s+(\w+)")
 _MOD = re.compile(r"\bmod\s+(\w+)\s*\{")
@@ -73,18 +75,6 @@ def mask(text: str, literals: bool = True) -> str:
         else:
             i += 1
     return "".join(out)
-
-
-def close_brace(masked: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(masked)):
-        if masked[i] == "{":
-            depth += 1
-        elif masked[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(masked) - 1
 
 
 def test_regions(masked: str) -> list[tuple[int, int, str]]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from tddgit.targets_go import close_brace, mask
+from tddgit.bracetext import close_brace, non_stub_functions, squash
+from tddgit.targets_go import mask
 
 _FUNC = re.compile(r"(?m)^func\s*(?:\(\s*(?:\w+\s+)?\*?\s*(\w+)[^)]*\)\s*)?(\w+)")
 _DECL = re.compile(r"(?m)^(package|import|type|var|const)\b")
@@ -23,10 +24,6 @@ _STUB_BODY = re.compile(
     rf'^(?:|panic\(\s*"(?:[^"\\]|\\.)*"\s*\)|return(?:\s+{_ZERO}(?:\s*,\s*{_ZERO})*)?)$'
 )
 _ALLOWED = frozenset({"package", "import", "type"})
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _units(source: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
@@ -42,16 +39,14 @@ def _units(source: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
             continue
         close = close_brace(masked, open_at)
         key = f"{m.group(1)}.{m.group(2)}" if m.group(1) else m.group(2)
-        funcs[key] = (_squash(code[m.start() : close + 1]), _squash(code[open_at + 1 : close]))
+        funcs[key] = (squash(code[m.start() : close + 1]), squash(code[open_at + 1 : close]))
         spans.append((m.start(), close + 1))
     rest = list(code)
     for start, end in spans:
         rest[start:end] = " " * (end - start)
     outside = "".join(rest)
     starts = [m.start() for m in _DECL.finditer(outside)]
-    decls = {
-        _squash(outside[a:b]) for a, b in zip(starts, [*starts[1:], len(outside)], strict=True)
-    }
+    decls = {squash(outside[a:b]) for a, b in zip(starts, [*starts[1:], len(outside)], strict=True)}
     return funcs, decls
 
 
@@ -59,13 +54,12 @@ def non_stub_additions_go(old: str | None, new: str, path: str) -> list[str]:
     """One line per addition in ``new`` (vs ``old``) that is not a stub or a declaration."""
     new_funcs, new_decls = _units(new)
     old_funcs, old_decls = _units(old) if old is not None else ({}, set())
-    out: list[str] = []
-    for key, (text, body) in new_funcs.items():
-        before = old_funcs.get(key)
-        if before is not None and before[0] == text:
-            continue
-        if not _STUB_BODY.match(body):
-            out.append(f"{path}: func {key}: code in a red step, not a stub")
+    out = non_stub_functions(
+        new_funcs,
+        old_funcs,
+        lambda body: bool(_STUB_BODY.match(body)),
+        lambda key: f"{path}: func {key}",
+    )
     for decl in sorted(new_decls - old_decls):
         if decl.split(" ", 1)[0] not in _ALLOWED:
             out.append(f"{path}: `{decl[:60]}`: code in a red step, not a declaration")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from tddgit.targets_rust import close_brace, mask, test_regions
+from tddgit.bracetext import close_brace, non_stub_functions, squash
+from tddgit.targets_rust import mask, test_regions
 
 _FN = re.compile(r"\bfn\s+(\w+)")
 _IMPL = re.compile(r"\bimpl\b[^{;]*\{")
@@ -25,10 +26,6 @@ _ITEM = re.compile(
 )
 _FIELD = re.compile(r"[\w\s,:<>&'()\[\]]*[,{}]?")
 _DECLARING = frozenset({"use", "mod", "struct", "enum", "trait", "type", "impl", "extern"})
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _production(source: str) -> tuple[str, str]:
@@ -45,7 +42,7 @@ def _production(source: str) -> tuple[str, str]:
 def _units(source: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
     masked, code = _production(source)
     impls = [
-        (m.start(), close_brace(masked, m.end() - 1), _squash(code[m.start() : m.end() - 1]))
+        (m.start(), close_brace(masked, m.end() - 1), squash(code[m.start() : m.end() - 1]))
         for m in _IMPL.finditer(masked)
     ]
     funcs: dict[str, tuple[str, str]] = {}
@@ -58,12 +55,12 @@ def _units(source: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
         close = close_brace(masked, open_at)
         owner = next((name for a, b, name in impls if a < m.start() < b), "")
         key = f"{owner} {m.group(1)}".strip()
-        funcs[key] = (_squash(code[m.start() : close + 1]), _squash(code[open_at + 1 : close]))
+        funcs[key] = (squash(code[m.start() : close + 1]), squash(code[open_at + 1 : close]))
         start = masked.rfind("\n", 0, m.start()) + 1
         rest[start : close + 1] = " " * (close + 1 - start)
     outside = "".join(rest)
     items = {
-        _squash(line) for line in outside.splitlines() if line.strip() and line.strip() not in "{}"
+        squash(line) for line in outside.splitlines() if line.strip() and line.strip() not in "{}"
     }
     return funcs, items
 
@@ -73,13 +70,12 @@ def non_stub_additions_rust(old: str | None, new: str, path: str) -> list[str]:
     or inside the file's test module."""
     new_funcs, new_items = _units(new)
     old_funcs, old_items = _units(old) if old is not None else ({}, set())
-    out: list[str] = []
-    for key, (text, body) in new_funcs.items():
-        before = old_funcs.get(key)
-        if before is not None and before[0] == text:
-            continue
-        if not _STUB_BODY.match(body):
-            out.append(f"{path}: fn {key.split()[-1]}: code in a red step, not a stub")
+    out = non_stub_functions(
+        new_funcs,
+        old_funcs,
+        lambda body: bool(_STUB_BODY.match(body)),
+        lambda key: f"{path}: fn {key.split()[-1]}",
+    )
     for item in sorted(new_items - old_items):
         m = _ITEM.match(item)
         if m is not None and m.group(1) in _DECLARING:

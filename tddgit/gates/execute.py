@@ -112,6 +112,7 @@ class BackgroundRun:
         self._outcome: tuple[RunResult, list[str]] | None = None
         self._error: BaseException | None = None
         self._done = threading.Event()
+        self._spawned = threading.Event()
 
     def start(self, run: Callable[[Callable[[int], None]], tuple[RunResult, list[str]]]) -> None:
         def target() -> None:
@@ -123,6 +124,7 @@ class BackgroundRun:
                 with self._lock:
                     self._pgid = None  # reaped: never signal a reused pgid
                 self._done.set()
+                self._spawned.set()
 
         self._thread = threading.Thread(target=target, name="tddgit-gate-run", daemon=True)
         self._thread.start()
@@ -148,8 +150,18 @@ class BackgroundRun:
         with self._lock:
             self._pgid = pgid
             cancelled = self._cancelled
+        self._spawned.set()
         if cancelled:
             _kill_group(pgid)
+
+    def wait_spawned(self) -> None:
+        """Until the test command has started (or the run ended without one). The caller's
+        own work holds the GIL the run's thread needs to get there: the test command's
+        start is the critical path, the checks that run beside it are not."""
+        if self._thread is None:
+            return
+        while not self._spawned.wait(0.05):
+            pass
 
     def cancel(self) -> None:
         """Kill the run (if any) and wait until it has cleaned up (snapshot removed)."""

@@ -115,6 +115,7 @@ def _gate(
 
         if early is not None:
             run(early)  # start the tests now; the checks below run while they do
+            background.wait_spawned()
         _plan_phase(repo, config, phase, change, state, tests, plan)
         if plan.reasons:
             background.cancel()
@@ -122,18 +123,18 @@ def _gate(
         added = _added_code(repo, change) if cover or mutation != "off" else {}
         if not background.started:
             run(None)  # the selection comes from the plan
+            background.wait_spawned()
+        # Loaded while the tests run: the verdict's modules cost no wait after them.
+        from tddgit.gates import compare
+        from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
+
         result, run_notes = background.result()
     finally:
         background.cancel()  # no-op after a normal end; on Ctrl-C: kill, clean up, unwind
-    # Imported only now: the tests were already running while Python loaded it.
-    from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
-
     plan.notes.extend(run_notes)
     plan.notes.extend(result.notes)
     if result.coarse:
         plan.notes.append(_coarse_note(phase, result))
-    from tddgit.gates import compare
-
     scope = str(config.get(f"{phase}.scope"))
     before = compare.Before(repo, config, change)
     ids: Comparison | None = None

@@ -156,7 +156,7 @@ def _run_gate_now(ctx: HookContext, config: Config, phase: str, amend: bool) -> 
     attach it as the note."""
     import sys
 
-    from tddgit.commands.phase import render_findings, render_verdict
+    from tddgit.commands.phase_step import render_findings, render_verdict
     from tddgit.evidence import cache_put
     from tddgit.project import repo_projects
     from tddgit.projects.gate import run_step

@@ -7,7 +7,6 @@ path.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,6 +35,8 @@ class Scope:
     @property
     def key(self) -> str:
         """A short stable name for caches kept per project."""
+        import hashlib  # here: a cache key is not needed to start a gate's tests
+
         text = "\0".join((self.dir, *self.nested))
         return hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 

@@ -12,20 +12,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
-import shutil
-import tempfile
 from pathlib import Path
 
 from tddgit.config import Config
-from tddgit.errors import ConfigError, RunnerError
+from tddgit.errors import ConfigError
 from tddgit.model import RunResult
 from tddgit.runners import RunRequest
+from tddgit.runners.captured import run_captured, run_result
 from tddgit.runners.goevents import read_events, results
-from tddgit.runners.process import run_command
 
 _MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
-MAX_OUTPUT = 64 * 1024 * 1024  # bytes of events read; an event stream is untrusted input
 
 
 class GoRunner:
@@ -42,52 +38,25 @@ class GoRunner:
         module = _module_path(project)
         packages = packages_for(request.tests, request.subdir)
         argv = ["go", "test", "-json", *packages]
-        workdir = Path(tempfile.mkdtemp(prefix="tddgit-go-"))
-        out, err = workdir / "events.json", workdir / "stderr.txt"
-        try:
-            command = f"{shlex.join(argv)} >{shlex.quote(str(out))} 2>{shlex.quote(str(err))}"
-            proc = run_command(
-                command,
-                project,
-                timeout=request.timeout,
-                env=request.env,
-                on_start=request.on_start,
-            )
-            stdout, stderr = _read(out), _read(err)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-        if proc.exit_code == 127 and not proc.timed_out:
-            raise RunnerError(
-                "the go runner could not start `go` (not found)",
-                "install Go (Debian: apt-get install golang-go) or choose another runner",
-            )
-        events = read_events(stdout, stderr)
-        tests = results(events, lambda p: _directory(p, module, request.subdir))
-        notes = list(events.problems)
-        if proc.timed_out:
-            notes.append(
-                f"go test timed out after {request.timeout:g}s; its process group was killed"
-            )
-        elif proc.exit_code not in (0, 1) and not tests:
-            notes.append(f"go test exited {proc.exit_code} and reported no test: {stderr[-500:]}")
-        return RunResult(
-            runner=self.name,
-            command=(shlex.join(argv),),
-            exit_code=proc.exit_code,
-            tests=tests,
-            duration=proc.duration,
-            timed_out=proc.timed_out,
-            output_tail=(stderr + stdout)[-8192:],
-            notes=tuple(notes),
+        install = "install Go (Debian: apt-get install golang-go) or choose another runner"
+        captured = run_captured(
+            self.name, argv, project, request, request.env, merge=False, install=install
         )
-
-
-def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(MAX_OUTPUT).decode("utf-8", "replace")
-    except OSError:
-        return ""
+        events = read_events(captured.stdout, captured.stderr)
+        tests = results(events, lambda p: _directory(p, module, request.subdir))
+        code = captured.proc.exit_code
+        silent = None
+        if code not in (0, 1) and not tests:
+            silent = f"go test exited {code} and reported no test: {captured.stderr[-500:]}"
+        return run_result(
+            self.name,
+            argv,
+            captured,
+            tests,
+            events.problems,
+            request.timeout,
+            silent_failure=silent,
+        )
 
 
 def _module_path(project: Path) -> str:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tddgit.model import Outcome, TestResult
 from tddgit.runners.rustcauses import test_cause
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 MAX_REPORT = 32 * 1024 * 1024
 
@@ -74,6 +77,8 @@ def signature(path: Path) -> tuple[int, int] | None:
 
 def read_junit(path: Path) -> tuple[list[TestResult], list[str]]:
     """nextest's JUnit report: a testsuite per binary, a testcase per test."""
+    import xml.etree.ElementTree as ET  # only when a report is read: not on every gate's start
+
     try:
         with path.open("rb") as fh:
             data = fh.read(MAX_REPORT + 1)

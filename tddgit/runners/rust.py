@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,14 +21,13 @@ from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest
+from tddgit.runners.captured import run_captured, run_result
 from tddgit.runners.nextest import configured, signature
-from tddgit.runners.process import run_command
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
 
 CARGO_ARGS = ("cargo", "test", "--no-fail-fast", "--message-format", "json")
 LIBTEST_ARGS = ("--", "-Z", "unstable-options", "--format", "json", "--report-time")
-MAX_OUTPUT = 64 * 1024 * 1024
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
 
@@ -40,8 +36,37 @@ def offline() -> bool:
     return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
 
 
-def cargo_argv() -> list[str]:
-    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *LIBTEST_ARGS]
+def cargo_argv(doc_tests: bool = True) -> list[str]:
+    """``doc_tests=False``: every target plain ``cargo test`` tests or builds but the doc
+    tests (``--tests --examples``), for a package that has none."""
+    targets = [] if doc_tests else ["--tests", "--examples"]
+    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *targets, *LIBTEST_ARGS]
+
+
+# What a doc test needs in a source: a fenced or indented code block in a doc comment, or
+# a doc attribute (`#![doc = include_str!("../README.md")]` brings a file's examples).
+_DOC_CODE = re.compile(r"(?m)```|~~~|\bdoc\s*=|/\*[*!]|^\s*//[/!] {5,}\S")
+MAX_DOC_SCAN = 2000  # .rs files; a larger package keeps its doc tests unread
+
+
+def doc_tests_possible(package: Path) -> bool:
+    """Whether the package's sources could hold a doc test. ``--no-fail-fast`` runs them
+    after a failing test, where plain ``cargo test`` stops first; with none, the gate
+    would pay a rustdoc build of the crate for nothing. Unsure means yes."""
+    seen = 0
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "target" and not d.startswith(".")]
+        for name in files:
+            if not name.endswith(".rs"):
+                continue
+            seen += 1
+            try:
+                text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return True
+            if seen > MAX_DOC_SCAN or _DOC_CODE.search(text):
+                return True
+    return False
 
 
 class RustRunner:
@@ -57,25 +82,12 @@ class RustRunner:
         project = request.root / request.subdir
         crate = _crate(project)
         nextest = configured(project)
-        argv = nextest.argv(offline()) if nextest else cargo_argv()
+        argv = nextest.argv(offline()) if nextest else cargo_argv(doc_tests_possible(project))
         before = signature(nextest.report) if nextest else None
         env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
-        workdir = Path(tempfile.mkdtemp(prefix="tddgit-rust-"))
-        out = workdir / "cargo.json"
-        try:
-            command = f"{shlex.join(argv)} >{shlex.quote(str(out))} 2>&1"
-            proc = run_command(
-                command, project, timeout=request.timeout, env=env, on_start=request.on_start
-            )
-            text = _read(out)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-        if proc.exit_code == 127 and not proc.timed_out:
-            raise RunnerError(
-                "the rust runner could not start `cargo` (not found)",
-                "install Rust's cargo (rustup) or choose another runner",
-            )
-        read = read_output(text, crate)
+        install = "install Rust's cargo (rustup) or choose another runner"
+        captured = run_captured(self.name, argv, project, request, env, merge=True, install=install)
+        read = read_output(captured.stdout, crate)
         if nextest is not None:
             read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
             if signature(nextest.report) not in (None, before):
@@ -86,31 +98,19 @@ class RustRunner:
                 read.notes += problems
             elif not read.tests:
                 read.notes.append(f"cargo nextest wrote no JUnit report at {nextest.report}")
-        notes = list(read.notes)
-        if proc.timed_out:
-            notes.append(
-                f"cargo test timed out after {request.timeout:g}s; its process group was killed"
-            )
-        elif proc.exit_code != 0 and not read.tests:
-            notes.append(f"cargo test exited {proc.exit_code} and reported no test")
-        return RunResult(
-            runner=self.name,
-            command=(shlex.join(argv),),
-            exit_code=proc.exit_code,
-            tests=tuple(read.tests),
-            duration=proc.duration,
-            timed_out=proc.timed_out,
-            output_tail=text[-8192:],
-            notes=tuple(notes),
+        code = captured.proc.exit_code
+        silent = (
+            f"cargo test exited {code} and reported no test" if code and not read.tests else None
         )
-
-
-def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(MAX_OUTPUT).decode("utf-8", "replace")
-    except OSError:
-        return ""
+        return run_result(
+            self.name,
+            argv,
+            captured,
+            read.tests,
+            read.notes,
+            request.timeout,
+            silent_failure=silent,
+        )
 
 
 def _crate(project: Path) -> str:

@@ -151,3 +151,38 @@ def test_a_refactor_of_production_code_and_inline_tests_is_two_sided(rust: GitRe
     code, data = gate(rust, "refactor")
     assert code == 1, data
     assert ("refactor-changes-tests", None) in reasons(data), data
+
+
+DOC_TEST = "/// ```\n/// assert_eq!(calc::add(1, 1), 2);\n/// ```\n"
+# a red that compiles (a wrong expectation): every test binary builds and runs
+ADD_RED = "#[test]\nfn multiplies() {\n    assert_eq!(calc::add(2, 3), 6);\n}\n"
+
+
+def test_doc_tests_run_where_the_crate_has_some(rust: GitRepo) -> None:
+    rust.write("src/lib.rs", DOC_TEST + RS_LIB, dedent=False)
+    rust.commit("a doc test")
+    stage(rust, {"tests/mul.rs": ADD_RED})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict)
+    assert any(i.startswith("calc::doc::") for i in evidence["test_ids"]), evidence["test_ids"]
+
+
+def test_no_rustdoc_build_where_the_crate_has_no_doc_tests(rust: GitRepo) -> None:
+    """A crate without doc tests: plain `cargo test` on a failing test stops before them;
+    the gate (`--no-fail-fast`) would build the crate with rustdoc for nothing (issue 29:
+    a quarter of a second here, the gate's main cost over the plain run)."""
+    rust.write("src/lib.rs", "/// Adds.\n" + RS_LIB, dedent=False)  # a doc comment, no code
+    rust.commit("documented")
+    stage(
+        rust,
+        {"tests/mul.rs": "#[test]\nfn multiplies() {\n    assert_eq!(calc::add(2, 3), 6);\n}\n"},
+    )
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    evidence = data["evidence"]
+    assert isinstance(evidence, dict)
+    (command,) = evidence["command"]
+    assert " --tests --examples " in f" {command} ", command
+    assert "calc::mul::multiplies" in evidence["test_ids"]

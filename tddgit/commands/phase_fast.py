@@ -1,0 +1,72 @@
+"""``tddgit red|green|refactor`` without click (reached from ``tddgit.__main__``).
+
+The gate's start-up is overhead on every test run it makes (PRODUCT.md §11: the red gate
+≤ 1.3× the plain test command): plain arguments are parsed here and go straight to
+``run_phase``; anything else (help, ``--``, ``-F``, an unknown or malformed option)
+returns None and takes the click command line, which parses, validates and explains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+PHASES = ("red", "green", "refactor")
+# option -> run_phase's parameter (the click command's names for them)
+_FLAGS = {
+    "--no-commit": "no_commit",
+    "--json": "as_json",
+    "-s": "signoff",
+    "--signoff": "signoff",
+    "--no-edit": "no_edit",
+    "-e": "edit",
+    "--edit": "edit",
+    "--amend": "amend",
+}
+_VALUES = {"-m": "messages", "--message": "messages", "--author": "author", "--task": "task"}
+
+
+def parse(argv: Sequence[str]) -> dict[str, Any] | None:
+    """``run_phase``'s keyword arguments for the arguments after the phase (the values
+    click would give), or None when click should handle them."""
+    options: dict[str, Any] = dict.fromkeys(_FLAGS.values(), False)
+    options.update(author=None, task=None, msg_file=None)  # -F: click checks the path
+    tests: list[str] = []
+    messages: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if not arg.startswith("-"):
+            tests.append(arg)
+            continue
+        if arg in _FLAGS:
+            options[_FLAGS[arg]] = True
+            continue
+        name, eq, value = arg.partition("=")
+        if not eq and arg.startswith("-m") and len(arg) > 2:
+            name, value, eq = "-m", arg[2:], "="
+        if name not in _VALUES or arg.startswith("-m="):
+            return None  # unknown, --help, --, -F, a bundle of short flags: click's to judge
+        if not eq:
+            if i >= len(argv) or argv[i].startswith("-"):
+                return None  # a missing value (or one that looks like an option)
+            value = argv[i]
+            i += 1
+        if _VALUES[name] == "messages":
+            messages.append(value)
+        else:
+            options[_VALUES[name]] = value
+    return {**options, "tests": tuple(tests), "messages": tuple(messages)}
+
+
+def fast_path(phase: str, argv: Sequence[str]) -> int | None:
+    """Run ``tddgit PHASE ARGV`` without click; None: hand it to the click command line."""
+    options = parse(argv)
+    if options is None:
+        return None
+    from tddgit.commands.phase_step import run_phase
+    from tddgit.entry import debug_env, guarded
+
+    return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
