@@ -67,6 +67,16 @@ _MERGE = 48  # pieces joined at most to make one that parses (a docstring's line
 _STATEMENTS: dict[str, int | None] = {}  # a text -> its statements, None: does not parse
 
 
+# Texts that failed to parse because a triple-quoted string never ends in them.
+_UNTERMINATED: dict[str, bool] = {}
+
+
+def _open_string(exc: BaseException) -> bool:
+    """Did the parse fail because a triple-quoted string is still open at the end?"""
+    msg = exc.args[0] if isinstance(exc, SyntaxError) and exc.args else ""
+    return isinstance(msg, str) and "triple-quoted string" in msg
+
+
 # The trees just parsed to count statements, for the analysis that usually follows
 # (``PieceCache.of`` takes each once); a few only, for memory.
 _TREES: dict[str, ast.Module] = {}
@@ -79,8 +89,12 @@ def _statements(text: str) -> int | None:
     if found == -1:
         try:
             tree = parse(text)
-        except _ERRORS:
+        except _ERRORS as exc:
             found = None
+            if _open_string(exc):
+                if len(_UNTERMINATED) >= _LIMIT:
+                    _UNTERMINATED.clear()
+                _UNTERMINATED[text] = True
         else:
             found = len(tree.body)
             if len(_TREES) >= 256 or sum(map(len, _TREES)) + len(text) > _TREE_CHARS:
@@ -110,9 +124,16 @@ def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
             unit = out.pop() + unit
             counts.pop()
         n = _statements(unit)
+        # A unit cut inside a triple-quoted string (a docstring with lines at column 0)
+        # still ends inside it until a piece with a triple quote comes: those joins cannot
+        # parse, so they are not tried (each try parses the whole growing text).
+        open_string = n is None and _UNTERMINATED.get(unit, False)
         while n is None and j < len(ps) and j - i < _MERGE:
             unit, j = unit + ps[j], j + 1
+            if open_string and '"""' not in ps[j - 1] and "'''" not in ps[j - 1]:
+                continue
             n = _statements(unit)
+            open_string = n is None and _UNTERMINATED.get(unit, False)
         if n is None:
             return None
         out.append(unit)

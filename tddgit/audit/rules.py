@@ -175,9 +175,9 @@ def _non_stub(
     where: str = "",
 ) -> list[str]:
     from tddgit.audit.changes import adds_code, lines_of, only_stubs
+    from tddgit.audit.stubunits import non_stub_additions_py
     from tddgit.blobs import as_text
     from tddgit.detectors.jsstubs import non_stub_additions_js
-    from tddgit.detectors.stubs import non_stub_additions
 
     # Lines the commit's other files had before: code moved between files is not new.
     elsewhere: set[str] = set()
@@ -203,7 +203,7 @@ def _non_stub(
             return [f"{f.path}: production code"]
         with warnings.catch_warnings():  # old code's invalid escapes warn when parsed
             warnings.simplefilter("ignore")
-            lines = (non_stub_additions_js if is_js else non_stub_additions)(old, new, f.path)
+            lines = (non_stub_additions_js if is_js else non_stub_additions_py)(old, new, f.path)
         if lines:
             return lines
     return []

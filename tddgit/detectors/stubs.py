@@ -13,6 +13,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Module/class statements that declare names rather than run behaviour.
@@ -172,19 +173,58 @@ def non_stub_additions(old: str | None, new: str, path: str) -> list[str]:
     new file; an unparseable ``old`` is treated like a new file (everything is compared
     against nothing), an unparseable ``new`` gives one line saying so.
     """
-    try:
-        new_units = list(_walk(_parse(new, path).body, "", in_class=False))
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+    new_units = _units(new)
+    if isinstance(new_units, BaseException):
+        exc = new_units
         where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
         return [
             f"{path}: cannot parse the new source{where}: {exc.args[0] if exc.args else type(exc).__name__}"
         ]
     old_units: list[_Func | _Stmt | tuple[str, int]] = []
     if old is not None:
-        try:
-            old_units = list(_walk(_parse(old, path).body, "", in_class=False))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            old_units = []
+        found = _units(old)
+        old_units = [] if isinstance(found, BaseException) else found
+    return _compare(old_units, new_units, path)
+
+
+_Units = list[_Func | _Stmt | tuple[str, int]]
+_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+@lru_cache(maxsize=32)
+def _units(source: str) -> _Units | BaseException:
+    """The units of one version, or why it does not parse; remembered by text: a file's
+    new version at one commit is its old version at the next commit that changes it
+    (``tddgit audit`` judges long histories of the same modules). The units do not
+    depend on the path (it only names the file in a SyntaxError's own fields, which the
+    message does not show)."""
+    try:
+        return list(_walk(_parse(source, "<unknown>").body, "", in_class=False))
+    except _ERRORS as exc:
+        exc.__traceback__ = None  # hold no frames in the cache
+        return exc
+
+
+# One unit of a module: a function, another statement, or a class's (qualname, line).
+Unit = _Func | _Stmt | tuple[str, int]
+
+
+def walk_module(tree: ast.Module) -> Iterator[Unit]:
+    """The units of a parsed module (what ``non_stub_additions`` compares)."""
+    return _walk(tree.body, "", in_class=False)
+
+
+def shifted(unit: Unit, lines: int) -> Unit:
+    """``unit`` of a module's part, placed ``lines`` lines further down."""
+    if isinstance(unit, tuple):
+        return (unit[0], unit[1] + lines)
+    if isinstance(unit, _Func):
+        return _Func(unit.qualname, unit.name, unit.line + lines, unit.stub, unit.shape)
+    return _Stmt(unit.scope, unit.line + lines, unit.shape, unit.declarative, unit.text)
+
+
+def compare_units(old_units: list[Unit], new_units: list[Unit], path: str) -> list[str]:
+    """``non_stub_additions`` of two versions' units."""
     return _compare(old_units, new_units, path)
 
 

@@ -123,3 +123,52 @@ def test_a_test_file_analysed_by_pieces_is_analysed_as_a_whole() -> None:
     assert by_pieces.checks == checks
     assert by_pieces.cases == cases
     assert by_pieces.constants == constants
+
+
+STUB_CHANGES = [
+    *CHANGES,
+    ("a stub added", BASE + "\n\ndef later():\n    raise NotImplementedError\n", None),
+    ("a function added at the end", BASE + "\n\ndef later():\n    return 2\n", None),
+    ("a method changed", BASE.replace("return 1\n\n\ntry", "return 2\n\n\ntry"), None),
+    ("a module statement changed", BASE.replace("PY2 = sys", "PY3 = sys"), None),
+    ("does not parse", BASE + "\ndef broken(:\n", None),
+]
+
+
+@pytest.mark.parametrize("new", [n for _, n, _ in STUB_CHANGES], ids=[c[0] for c in STUB_CHANGES])
+def test_the_stub_judgement_unit_by_unit_is_the_whole_modules(new: str) -> None:
+    # Line numbers included: the units' lines are moved to where their unit sits.
+    from tddgit.audit.stubunits import non_stub_additions_py
+    from tddgit.detectors.stubs import non_stub_additions
+
+    for old, text in ((BASE, new), (new, BASE), (None, new), ("x = (\n", new)):
+        assert non_stub_additions_py(old, text, "m.py") == non_stub_additions(old, text, "m.py")
+    lines = non_stub_additions_py(BASE, BASE + "\n\ndef later():\n    return 2\n", "m.py")
+    assert lines == [f"m.py:{BASE.count(chr(10)) + 3}: new `later` has a body that is not a stub"]
+
+
+def _added_lines_reference(old: str, new: str) -> list[str]:
+    """The multiset difference as the audit first computed it, line by line."""
+    from collections import Counter
+
+    have = Counter(changes._TRAILING.sub("", ln).rstrip() for ln in old.splitlines())
+    hidden = changes._block_comment_lines(new) if "/*" in new else set()
+    out = []
+    for j, line in enumerate(new.splitlines()):
+        bare = changes._TRAILING.sub("", line).rstrip()
+        if have[bare] > 0:
+            have[bare] -= 1
+        elif j not in hidden:
+            out.append(line)
+    return out
+
+
+def test_added_lines_from_remembered_counts_is_the_line_by_line_answer() -> None:
+    import random
+
+    rnd = random.Random(27)
+    vocab = ["x = 1", "x = 1  # one", "", "/* a", "b */", "y()", "  y()", "/* c */ z", "}", "# c"]
+    for _ in range(400):
+        old = "\n".join(rnd.choice(vocab) for _ in range(rnd.randrange(12)))
+        new = "\n".join(rnd.choice(vocab) for _ in range(rnd.randrange(12)))
+        assert changes.added_lines(old, new) == _added_lines_reference(old, new), (old, new)
