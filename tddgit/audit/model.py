@@ -71,6 +71,9 @@ class CommitRecord:
     attempt: str | None = None
     evidence: EvidenceSummary | None = None
     cycle: int | None = None
+    # A repository of several projects (docs/monorepo.md): (project, its phase) for each
+    # project that took this step; empty otherwise (``fast`` leaves the default).
+    projects: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def basis(self) -> str | None:
@@ -170,6 +173,7 @@ class CommitRecord:
             ],
             "evidence": self.evidence.to_json() if self.evidence else None,
             "basis": self.basis,
+            **({"projects": dict(self.projects)} if self.projects else {}),
         }
 
 
@@ -258,6 +262,9 @@ class Cycle:
     ended: int | None
     time_in_red: int | None  # seconds from the red commit to its green (author time)
     task: str | None = None  # the plan task its red (else its green) names: GSD-Task
+    # The project whose lineage it is, in a repository of several (docs/monorepo.md);
+    # ``fast`` leaves the default.
+    project: str | None = None
 
     @classmethod
     def fast(
@@ -297,6 +304,7 @@ class Cycle:
             "ended": self.ended,
             "time_in_red": self.time_in_red,
             "task": self.task,
+            **({"project": self.project} if self.project is not None else {}),
         }
 
 
