@@ -72,7 +72,7 @@ class CommitRecord:
     evidence: EvidenceSummary | None = None
     cycle: int | None = None
     # A repository of several projects (docs/monorepo.md): (project, its phase) for each
-    # project that took this step; empty otherwise (``fast`` leaves the default).
+    # project that took this step; empty otherwise.
     projects: tuple[tuple[str, str | None], ...] = ()
 
     @property
@@ -105,6 +105,7 @@ class CommitRecord:
         attempt: str | None,
         evidence: EvidenceSummary | None,
         cycle: int | None,
+        projects: tuple[tuple[str, str | None], ...] = (),
     ) -> CommitRecord:
         """A record from exactly its fields, without the frozen dataclass's per-field
         ``__setattr__``: the audit makes one per commit of the history, so this is twice
@@ -136,6 +137,7 @@ class CommitRecord:
                 "attempt": attempt,
                 "evidence": evidence,
                 "cycle": cycle,
+                "projects": projects,
             },
         )
         return record
@@ -262,8 +264,7 @@ class Cycle:
     ended: int | None
     time_in_red: int | None  # seconds from the red commit to its green (author time)
     task: str | None = None  # the plan task its red (else its green) names: GSD-Task
-    # The project whose lineage it is, in a repository of several (docs/monorepo.md);
-    # ``fast`` leaves the default.
+    # The project whose lineage it is, in a repository of several (docs/monorepo.md).
     project: str | None = None
 
     @classmethod
@@ -288,6 +289,7 @@ class Cycle:
                 "ended": None,
                 "time_in_red": None,
                 "task": task,
+                "project": None,
             },
         )
         return cycle
