@@ -169,7 +169,8 @@ def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
             )
         if rel is None:
             continue
-        decision = before_write(rel, facts.kind(rel), facts)
+        here = facts.at(rel)  # its project's lineage and settings (docs/monorepo.md)
+        decision = before_write(rel, here.kind(rel), here)
         if decision.verdict != ALLOW:
             return decision
         if decision.rule == "refactor-candidate" and not dry_run:
@@ -200,9 +201,12 @@ def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:
     warnings: list[str] = []
     for write in event.writes:
         rel = facts.relative(write.path, event.cwd)
-        if rel is None or facts.kind(rel) != "production":
+        if rel is None:
             continue
-        if facts.open_red or facts.uncommitted_red:
+        here = facts.at(rel)  # its project's lineage, runner and directory
+        if here.kind(rel) != "production":
+            continue
+        if here.open_red or here.uncommitted_red:
             snapshots.drop(facts.repo, event.session, rel)
             result = Decision(ALLOW, "implementing")
             continue
@@ -215,7 +219,7 @@ def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:
                 "pre-write hook skipped?): it was not checked"
             )
             continue
-        decision = check_write(facts, snap)
+        decision = check_write(here, snap)
         if decision.warning:
             warnings.append(decision.warning)
         if not dry_run:
