@@ -69,9 +69,16 @@ def _gate(bench: Bench, phase: str) -> Verdict:
 
     projects = repo_projects(bench.repo)
     if projects.multi:
+        import dataclasses
+
         from tddgit.projects.gate import run_step
 
-        return run_step(bench.repo, projects, phase)
+        # the run's own project keeps the run's settings (a cycle's worktree pins python)
+        mine = tuple(
+            dataclasses.replace(p, config=bench.config) if p.dir == bench.config.project else p
+            for p in projects.all
+        )
+        return run_step(bench.repo, dataclasses.replace(projects, all=mine), phase)
     return run_gate(bench.repo, bench.config, phase)
 
 

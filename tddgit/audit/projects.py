@@ -265,7 +265,7 @@ class ProjectsAuditor:
         if lane < 0:
             return chosen
         kinds_of = {
-            f.path: k for _, r in records for f, k in zip(r.files, r.file_kinds, strict=True)
+            f.path: k for _, r in records for f, k in zip(r.files, r.file_kinds, strict=False)
         }
         kinds = tuple(kinds_of.get(f.path) or self._kind(f.path) for f in files)
         note = self._notes.get(chosen.sha) if self._notes else None
