@@ -6,11 +6,16 @@ its own directory. The real SDK against the local fake Messages API of tests/age
 
 from __future__ import annotations
 
+import io
 import json
+import sys
+
+import pytest
 
 from tests.agent.conftest import fake_api, generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
 from tests.conftest import GitRepo
+from tests.cycle.helpers import cycle
 from tests.projects.shop import CART_COUNT, CART_TEST_COUNT, NEG_TEST_TWICE, note, shop
 
 __all__ = ["fake_api"]  # the fixture: the fake Messages API, the SDK pointed at it
@@ -93,3 +98,44 @@ def test_several_projects_and_nothing_naming_one_is_a_usage_error(
     assert code == 2, out + err
     assert "several projects (backend, frontend)" in err
     assert fake_api.requests == []
+
+
+COUNT_SPEC = """\
+spec_id: SPEC-COUNT
+title: Count
+components:
+  - name: cart
+    type: module
+    file_path: backend/src/shop/cart.py
+    interface:
+      methods:
+        - signature: "count(prices)"
+          description: how many prices
+test_cases:
+  - id: TC-1
+    component: cart
+    description: two prices count 2
+"""
+
+
+def test_a_cycle_from_the_top_works_in_the_project_of_its_spec(
+    repo: GitRepo, fake_api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tddgit.agent.phases import PHASES
+
+    for name in ("green", "refactor"):  # the red step is enough to show where it works
+        monkeypatch.delitem(PHASES, name, raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    shop(repo)
+    repo.write("specs/count.yaml", COUNT_SPEC, dedent=False)
+    repo.commit("spec")
+    fake_api.push(
+        reply(tool("write_file", path="backend/tests/test_cart.py", content=CART_TEST_COUNT)),
+        reply(tool("finish", summary="a test of count")),
+    )
+    code, out, err = cycle(repo, "specs/count.yaml", "--yes")
+    assert code == 0, out + err
+    assert "project directory: backend" in message_of(fake_api)
+    red = note(repo)
+    assert red["phase"] == "red"
+    assert [t["id"] for t in red["targets"]] == ["backend/tests/test_cart.py::test_count"]  # type: ignore[index]
