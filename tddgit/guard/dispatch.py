@@ -243,6 +243,13 @@ def _session_start(facts: Any) -> Decision:
         line = f"tddgit state: last step {state.phase} ({state.phase_commit[:10]})"
     else:
         line = "tddgit state: no red/green/refactor step on this branch yet"
+    parts = facts.each()
+    if len(parts) > 1:  # each project's own lineage (docs/monorepo.md)
+        line += "; per project: " + ", ".join(
+            f"{f.scope.label if f.scope else '.'} "
+            + ("red open" if f.state.open_reds else (f.state.phase or "no step yet"))
+            for f in parts
+        )
     if state.open_reds:
         line += f"; {len(state.open_reds)} red(s) open"
         step = "make the open red's failing tests pass with production code, then `tddgit green`"

@@ -105,3 +105,18 @@ def test_stop_runs_each_projects_suite(repo: GitRepo) -> None:
     blocked = reply(fire(repo, "claude-code", stop(repo)))
     assert blocked["decision"] == "block"
     assert "frontend/test/neg.test.ts" in blocked["reason"]
+
+
+def test_session_start_tells_each_projects_state(repo: GitRepo) -> None:
+    installed_shop(repo)
+    repo.write("backend/tests/test_cart.py", CART_TEST_COUNT, dedent=False)
+    step(repo, "red", "test count")
+    payload = {
+        "session_id": "5d6a4f3e-claude-session",
+        "transcript_path": str(repo.root / ".transcript.jsonl"),
+        "cwd": str(repo.root / "frontend"),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    context = reply(fire(repo, "claude-code", payload))["hookSpecificOutput"]["additionalContext"]
+    assert "per project: backend red open, frontend no step yet" in context
