@@ -41,7 +41,7 @@ def judge(bench: Bench, summary: str) -> Judgement:
     bench.workspace.stage()
     phase = bench.phase.name
     try:
-        verdict = run_gate(bench.repo, bench.config, phase)
+        verdict = _gate(bench, phase)
     except UsageError as exc:
         if "nothing is staged" not in exc.message:
             raise
@@ -60,6 +60,26 @@ def judge(bench: Bench, summary: str) -> Judgement:
         verdict,
         fatal=f"{fatal.rule}: {fatal.message}" if fatal else None,
     )
+
+
+def _gate(bench: Bench, phase: str) -> Verdict:
+    """The phase's gate on the staged change: in a repository of several projects, judged
+    in every project the change touches (docs/monorepo.md), else with the run's settings."""
+    from tddgit.project import repo_projects
+
+    projects = repo_projects(bench.repo)
+    if projects.multi:
+        import dataclasses
+
+        from tddgit.projects.gate import run_step
+
+        # the run's own project keeps the run's settings (a cycle's worktree pins python)
+        mine = tuple(
+            dataclasses.replace(p, config=bench.config) if p.dir == bench.config.project else p
+            for p in projects.all
+        )
+        return run_step(bench.repo, dataclasses.replace(projects, all=mine), phase)
+    return run_gate(bench.repo, bench.config, phase)
 
 
 def _one(r: Reason) -> str:

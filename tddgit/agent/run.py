@@ -141,7 +141,7 @@ def run_phase(
         options = dataclasses.replace(options, spec=dataclasses.replace(options.spec, path=where))
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
-    start = Start() if phase.name == "red" else preflight(repo, phase.name)
+    start = Start() if phase.name == "red" else preflight(repo, phase.name, config.scope)
     classifier = Classifier.from_config(config)
     sandbox = Sandbox(
         root=repo.root,

@@ -9,6 +9,7 @@ happens before any request: ``green-without-red``, ``refactor-without-green``, .
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tddgit.config import Config
 from tddgit.errors import Refused
@@ -18,6 +19,9 @@ from tddgit.lineage import allowed, state_at
 from tddgit.notes import evidence_for_commit
 from tddgit.staged import read_blob, tree_of
 
+if TYPE_CHECKING:
+    from tddgit.projects import Scope
+
 
 @dataclass(frozen=True)
 class Start:
@@ -26,12 +30,13 @@ class Start:
     last_step: str = ""  # the commit the step follows (refactor)
 
 
-def preflight(repo: Repo, phase: str) -> Start:
-    """What the run starts from; :class:`Refused` when the lineage forbids ``phase``."""
+def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
+    """What the run starts from; :class:`Refused` when the lineage forbids ``phase``. With
+    a ``scope`` (one project of several), that project's lineage and red evidence."""
     from tddgit.gates.plan import TRANSITION_TEXT
 
     head = repo.head()
-    state = state_at(repo, head)
+    state = state_at(repo, head, scope)
     rule = allowed(state, phase)
     if rule is not None:
         raise Refused(f"{rule}: {TRANSITION_TEXT[rule]}", FIXES.get(rule))
@@ -41,7 +46,7 @@ def preflight(repo: Repo, phase: str) -> Start:
     files: dict[str, str] = {}
     head_tree = tree_of(repo, head) if state.open_reds else ""
     for red in state.open_reds:
-        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red")
+        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", scope)
         if ev is None:
             raise Refused(
                 f"missing-evidence: red commit {red[:10]} has no tddgit evidence, so its "

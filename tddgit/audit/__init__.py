@@ -29,6 +29,7 @@ from tddgit.audit.model import (
 
 if TYPE_CHECKING:
     from tddgit.audit.engine import Auditor
+    from tddgit.audit.projects import Part, ProjectsAuditor
     from tddgit.blobs import BlobReader
     from tddgit.config import Config
     from tddgit.evidence import Evidence
@@ -73,6 +74,14 @@ def _classifier(base: Classifier, blobs: BlobReader, revs: tuple[str, ...]) -> C
         return base
     text = blobs.text(tip, ".gitattributes")
     return base.with_vendored(linguist_vendored(text)) if text else base
+
+
+def _projects(repo: Repo) -> Any:
+    """The repository's projects when it holds several (docs/monorepo.md), else None."""
+    from tddgit.project import repo_projects
+
+    projects = repo_projects(repo)
+    return projects if projects.multi else None
 
 
 def _tree_cache(repo: Repo) -> Callable[[str, str], Evidence | None] | None:
@@ -126,7 +135,10 @@ def run_audit(
             until=options.until,
             author=options.author,
         )
+    projects = _projects(repo)
     mode = _spool_mode(options) if options.prerender_json and selected is None else False
+    if projects is not None:
+        mode = False  # the records are put together at the end of the pass
     idle = _Idle()
     # git starts first: what follows until the first read overlaps with its walk.
     with (
@@ -153,19 +165,35 @@ def run_audit(
             from tddgit.audit.spool import Spool
 
             spool = Spool.open(commit_line(), *options.prerender_json)
-        auditor = Auditor(
-            _classifier(Classifier.from_config(config), blobs, options.revs),
-            evidence,
-            blobs,
-            boundary=frozenset(shallow_boundary(repo)),
-            sink=spool,
-            by_tree=_tree_cache(repo),
-            red_window=(
-                int(config.get("audit.red_window_commits")),
-                int(float(config.get("audit.red_window_days")) * 86400),
-            ),
-            green_window=int(config.get("audit.red_window_commits")),
+        red_window = (
+            int(config.get("audit.red_window_commits")),
+            int(float(config.get("audit.red_window_days")) * 86400),
         )
+        auditor: Auditor | ProjectsAuditor
+        if projects is None:
+            auditor = Auditor(
+                _classifier(Classifier.from_config(config), blobs, options.revs),
+                evidence,
+                blobs,
+                boundary=frozenset(shallow_boundary(repo)),
+                sink=spool,
+                by_tree=_tree_cache(repo),
+                red_window=red_window,
+                green_window=red_window[0],
+            )
+        else:
+            from tddgit.audit.projects import ProjectsAuditor
+
+            auditor = ProjectsAuditor(
+                projects,
+                lambda base: _classifier(base, blobs, options.revs),
+                evidence,
+                blobs,
+                boundary=frozenset(shallow_boundary(repo)),
+                by_tree=_tree_cache(repo),
+                red_window=red_window,
+                green_window=red_window[0],
+            )
         if spool is not None and mode == "idle":
             spool.encode_idly(auditor.records)
             idle.work = spool.encode_some
@@ -179,7 +207,12 @@ def run_audit(
                 auditor.feed(commit)
                 if progress is not None and n % _PROGRESS_EVERY == 0:
                     progress.advance(_PROGRESS_EVERY)
-            if options.prerender_json is not None and spool is None and selected is None:
+            if (
+                options.prerender_json is not None
+                and spool is None
+                and selected is None
+                and projects is None
+            ):
                 from tddgit.audit import prerender
 
                 # The records are final: a child encodes the commits array while this
@@ -264,7 +297,7 @@ def keep_until_exit(obj: object) -> None:
 
 def _pass_report(
     rng: AuditRange,
-    auditor: Auditor,
+    auditor: Auditor | ProjectsAuditor,
     findings: Sequence[Finding],
     cycles: Sequence[Cycle],
     notes: Sequence[str],
@@ -273,13 +306,25 @@ def _pass_report(
     """The report of a finished pass (its records, episodes, index and counts); with
     ``selected`` (a path filter's commits), of those commits only."""
     from tddgit import __version__
+    from tddgit.audit.projects import ProjectsAuditor
 
     records, episodes = auditor.records, auditor.episodes
     agents = auditor.agents
+    parts = auditor.parts() if isinstance(auditor, ProjectsAuditor) else []
     if selected is None:
         positions, tally = auditor.positions(), auditor.tally()
         return _report(
-            rng, records, findings, cycles, episodes, notes, __version__, positions, tally, agents
+            rng,
+            records,
+            findings,
+            cycles,
+            episodes,
+            notes,
+            __version__,
+            positions,
+            tally,
+            agents,
+            parts,
         )
     records = [r for r in records if r.sha in selected]
     shown = {r.cycle for r in records if r.cycle is not None}
@@ -292,6 +337,21 @@ def _pass_report(
         notes,
         __version__,
         agents=agents,
+        parts=[_selected(part, selected) for part in parts],
+    )
+
+
+def _selected(part: Part, selected: frozenset[str]) -> Part:
+    from dataclasses import replace
+
+    records = [r for r in part.records if r.sha in selected]
+    shown = {r.cycle for r in records if r.cycle is not None}
+    return replace(
+        part,
+        records=records,
+        findings=[f for f in part.findings if f.commit in selected],
+        cycles=[c for c in part.cycles if c.id in shown],
+        episodes=[e for e in part.episodes if e.first in selected or e.last in selected],
     )
 
 
@@ -306,12 +366,15 @@ def _report(
     positions: Mapping[str, int] | None = None,
     tally: Tally | None = None,
     agents: Mapping[str, str] | None = None,
+    parts: Sequence[Part] = (),
 ) -> AuditReport:
-    from tddgit.audit.metrics import compute, per_agent
+    from tddgit.audit.metrics import compute, per_agent, per_project
 
     metrics = compute(records, findings, cycles, episodes, positions, tally)
     if agents:  # only histories with model-made steps get the key
         metrics["agents"] = per_agent(records, findings, cycles, episodes, agents)
+    if parts:  # only repositories of several projects get the key
+        metrics["projects"] = per_project(parts)
     return AuditReport(
         range=rng,
         commits=records,

@@ -210,6 +210,12 @@ class Auditor:
             self._found_at += [at.get(f.commit, -1) for f in stubs.settled]
             stubs.settled.clear()
 
+    def carry(self, c: Commit) -> None:
+        """``c`` takes no step on this lineage (in a repository of several projects, it
+        is another project's: ``tddgit.audit.projects``): what is open after it is what
+        was open before it."""
+        self._states[c.sha] = self._before(c)
+
     def _squashed(
         self,
         c: Commit,

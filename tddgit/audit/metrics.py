@@ -312,6 +312,18 @@ def per_agent(
     return out
 
 
+def per_project(parts: Sequence[Any]) -> list[dict[str, Any]]:
+    """``metrics.projects[]``: every metric again for each project of a repository of
+    several, from its own lineage (``tddgit.audit.projects.Part``: its records, findings,
+    cycles and episodes)."""
+    out = []
+    for part in parts:
+        found = compute(part.records, part.findings, part.cycles, part.episodes)
+        del found["authors"]
+        out.append({"project": part.label, **found})
+    return out
+
+
 _SHA = attrgetter("sha")
 _EMAIL = attrgetter("author_email")
 _COMMIT = attrgetter("commit")

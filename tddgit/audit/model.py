@@ -71,6 +71,9 @@ class CommitRecord:
     attempt: str | None = None
     evidence: EvidenceSummary | None = None
     cycle: int | None = None
+    # A repository of several projects (docs/monorepo.md): (project, its phase) for each
+    # project that took this step; empty otherwise.
+    projects: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def basis(self) -> str | None:
@@ -102,6 +105,7 @@ class CommitRecord:
         attempt: str | None,
         evidence: EvidenceSummary | None,
         cycle: int | None,
+        projects: tuple[tuple[str, str | None], ...] = (),
     ) -> CommitRecord:
         """A record from exactly its fields, without the frozen dataclass's per-field
         ``__setattr__``: the audit makes one per commit of the history, so this is twice
@@ -133,6 +137,7 @@ class CommitRecord:
                 "attempt": attempt,
                 "evidence": evidence,
                 "cycle": cycle,
+                "projects": projects,
             },
         )
         return record
@@ -170,6 +175,7 @@ class CommitRecord:
             ],
             "evidence": self.evidence.to_json() if self.evidence else None,
             "basis": self.basis,
+            **({"projects": dict(self.projects)} if self.projects else {}),
         }
 
 
@@ -264,6 +270,8 @@ class Cycle:
     ended: int | None
     time_in_red: int | None  # seconds from the red commit to its green (author time)
     task: str | None = None  # the plan task its red (else its green) names: GSD-Task
+    # The project whose lineage it is, in a repository of several (docs/monorepo.md).
+    project: str | None = None
 
     @classmethod
     def fast(
@@ -287,6 +295,7 @@ class Cycle:
                 "ended": None,
                 "time_in_red": None,
                 "task": task,
+                "project": None,
             },
         )
         return cycle
@@ -303,6 +312,7 @@ class Cycle:
             "ended": self.ended,
             "time_in_red": self.time_in_red,
             "task": self.task,
+            **({"project": self.project} if self.project is not None else {}),
         }
 
 

@@ -29,7 +29,7 @@ from importlib import resources
 from typing import IO, Any
 
 from tddgit.audit.model import AuditReport, CommitRecord, EvidenceSummary, Finding
-from tddgit.audit.report import summary_rows, title
+from tddgit.audit.report import PROJECT_HEADER, project_rows, summary_rows, title
 from tddgit.audit.tasks import TASK_HEADER, task_rows
 from tddgit.console import plural
 
@@ -96,10 +96,25 @@ def _static_body(report: AuditReport, name: str) -> str:
         '<section id="metrics" aria-labelledby="h-m"><h2 id="h-m">Metrics</h2>'
         f'<details><summary>All metrics as a table</summary><table class="summary">{rows}</table>'
         '</details><div id="charts"></div>'
-        '<h3>Per author</h3><div id="authors"></div></section>\n'
+        f'{_projects_table(m)}<h3>Per author</h3><div id="authors"></div></section>\n'
         f"{_tasks_section(report)}"
         '<section id="findings" aria-labelledby="h-f"><h2 id="h-f">Findings</h2>'
         '<div id="ffilters"></div><div id="ftable"></div></section>\n</main>\n'
+    )
+
+
+def _projects_table(m: Any) -> str:
+    """Each project's figures in a repository of several, as a static table."""
+    rows = project_rows(m)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{_text(h)}</th>" for h in PROJECT_HEADER)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_text(cell)}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return (
+        f'<h3>Per project</h3><table class="summary" id="projects"><thead><tr>{head}</tr>'
+        f"</thead><tbody>{body}</tbody></table>"
     )
 
 

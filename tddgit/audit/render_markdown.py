@@ -10,9 +10,11 @@ from tddgit.audit.report import (
     AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    PROJECT_HEADER,
     agent_rows,
     author_rows,
     finding_rows,
+    project_rows,
     summary_rows,
     title,
 )
@@ -43,6 +45,9 @@ def write_markdown(report: AuditReport, stream: IO[str]) -> None:
     if tasks:
         lines += ["", "## Cycles per task", ""]
         lines += _table(TASK_HEADER, tasks)
+    if m.get("projects"):
+        lines += ["", "## Projects", ""]
+        lines += _table(PROJECT_HEADER, project_rows(m))
     if m["authors"]:
         lines += ["", "## Authors", ""]
         lines += _table(AUTHOR_HEADER, author_rows(m))

@@ -10,10 +10,12 @@ from tddgit.audit.report import (
     AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,
+    PROJECT_HEADER,
     SHOWN_AUTHORS,
     agent_rows,
     author_rows,
     finding_rows,
+    project_rows,
     rule_rows,
     summary_rows,
     title,
@@ -81,6 +83,8 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
             table.add_row(*(_escape(x) for x in row))
         console.print(table)
 
+    if m.get("projects"):
+        console.print(_people("Projects", PROJECT_HEADER, project_rows(m)))
     if len(m["authors"]) > 1:
         console.print(_people("Authors", AUTHOR_HEADER, author_rows(m, SHOWN_AUTHORS)))
     if m.get("agents"):

@@ -180,7 +180,7 @@ class _Lines:
             f'"author":{w[c.author_name, c.author_email]},"time":{int.__repr__(c.time)},'
             f'"subject":{_str(c.subject)},{middle},'
             f'"cycle":{cycle},"files":[{text}],"evidence":{evidence},'
-            f'"basis":{w[c.basis]}}}'
+            f'"basis":{w[c.basis]}{_projects(c, self.dumps)}}}'
         )
 
     def _middle(self, key: tuple[str | None, str, str | None, str, str | None, bool]) -> str:
@@ -221,7 +221,8 @@ class _Lines:
             f'"green":{green},"refactors":{_shas(c.refactors)},'
             f'"author":{w[c.author_name, c.author_email]},'
             f'"started":{int.__repr__(c.started)},"ended":{_int(c.ended)},'
-            f'"time_in_red":{_int(c.time_in_red)},"task":{w[c.task]}}}'
+            f'"time_in_red":{_int(c.time_in_red)},"task":{w[c.task]}'
+            + ("}" if c.project is None else f',"project":{w[c.project]}}}')
         )
 
     def episode(self, e: Episode) -> str:
@@ -230,6 +231,11 @@ class _Lines:
             f'"size":{int.__repr__(e.size)},"author":{self.enc[e.author_name, e.author_email]},'
             f'"duration":{int.__repr__(e.duration)}}}'
         )
+
+
+def _projects(c: CommitRecord, dumps: Callable[[Any], str]) -> str:
+    """A step of a repository of several projects: each project's phase."""
+    return f',"projects":{dumps(dict(c.projects))}' if c.projects else ""
 
 
 def _int(value: int | None) -> str:
@@ -370,6 +376,14 @@ AGENT_HEADER = ("agent", "commits", "trailers", "cycles done", "SEQ", "conforman
 def agent_rows(m: Any) -> list[tuple[str, ...]]:
     """The authors' columns, one row per model that made steps (`GSD-Agent` trailer)."""
     return [_row(a["agent"], a) for a in m.get("agents", ())]
+
+
+PROJECT_HEADER = ("project", "commits", "trailers", "cycles done", "SEQ", "conformance")
+
+
+def project_rows(m: Any) -> list[tuple[str, ...]]:
+    """The authors' columns, one row per project of a repository of several."""
+    return [_row(p["project"], p) for p in m.get("projects", ())]
 
 
 def _row(who: str, a: Any) -> tuple[str, ...]:

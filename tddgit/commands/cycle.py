@@ -210,6 +210,21 @@ def _target(
     return Target(task_spec(plan, t, shown_path(file, a.repo.root)), t.id, chosen.start)
 
 
+def _project_config(a: AppContext, wt_repo: Any, target: Target) -> Any:
+    """The worktree's configuration: in a repository of several projects, the one of the
+    project the cycle is for (the spec's, else the one it started in: docs/monorepo.md)."""
+    from tddgit.commands.generate import step_config
+    from tddgit.project import load_project_config
+
+    try:
+        here = a.cwd.resolve().relative_to(a.repo.root.resolve())
+    except ValueError:
+        here = Path()
+    cwd = wt_repo.root / here
+    config = load_project_config(wt_repo, cwd if cwd.is_dir() else wt_repo.root)
+    return step_config(wt_repo, config, target.start, cwd, target.spec)
+
+
 def _run(
     a: AppContext,
     target: Target,
@@ -230,7 +245,6 @@ def _run(
         review_lines,
     )
     from tddgit.cycle.worktree import cycle_worktree
-    from tddgit.project import load_project_config
 
     repo, config, spec = a.repo, a.config, target.spec
     console.err(f"cycle: {spec.spec_id} ({spec.title})")
@@ -240,7 +254,7 @@ def _run(
     steps = cycle_steps(refactor, target.start)
     with cycle_worktree(repo, name, include) as wt:
         console.err(f"cycle: branch {wt.branch} in {wt.repo.root}")
-        wt_config = worktree_config(load_project_config(wt.repo, wt.repo.root), repo.root)
+        wt_config = worktree_config(_project_config(a, wt.repo, target), repo.root)
         run = run_steps(wt.repo, wt_config, spec, steps, options, console.err)
         lines = review_lines(repo, wt.branch, wt.base, run, a.cwd)
         # the worktree goes before the decision: the branch alone carries the result

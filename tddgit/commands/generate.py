@@ -21,6 +21,9 @@ from tddgit.errors import Refused, UsageError
 if TYPE_CHECKING:
     from tddgit.agent.phases import Phase
     from tddgit.agent.run import RunReport
+    from tddgit.config import Config
+    from tddgit.git import Repo
+    from tddgit.spec import Spec
 
 _FIXES = {
     "stuck": "read the transcript, then refine the spec or pass --context with what the "
@@ -207,6 +210,7 @@ def _generate(
     spec = None
     if spec_path is not None:
         spec = load_spec(spec_path if spec_path.is_absolute() else a.cwd / spec_path)
+    config = step_config(repo, config, phase.name, a.cwd, spec)
     options = RunOptions(spec, context, model, max_turns, a.cwd, max_cost, keep_best)
     console.err(f"generate {phase.name}" + (f": {spec.spec_id} ({spec.title})" if spec else ""))
     report = run_phase(repo, config, phase, options, console.err)
@@ -254,6 +258,24 @@ def _generate(
             " — commit with plain `git commit` (the hooks add the trailers)"
         )
     return 0
+
+
+def step_config(repo: Repo, config: Config, phase: str, cwd: Path, spec: Spec | None) -> Config:
+    """In a repository of several projects, the configuration of the project the step is
+    for (``tddgit.projects.pick``): its runner, directory, lineage and settings."""
+    from tddgit.project import repo_projects
+
+    projects = repo_projects(repo)
+    if not projects.multi:
+        return config
+    from tddgit.projects.names import repo_test_id
+    from tddgit.projects.pick import pick_project
+
+    files = [c.file_path for c in spec.components if c.file_path] if spec else []
+    paths = [repo_test_id(f, repo.root, cwd, config.project) for f in files]
+    project = pick_project(repo, projects, phase, cwd, paths)
+    console.err(f"generate {phase}: in project {project.label} (runner: {project.runner})")
+    return project.config
 
 
 def _emit_end(report: RunReport, as_json: bool, cwd: Path) -> None:

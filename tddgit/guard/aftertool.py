@@ -223,6 +223,7 @@ def _judge(facts: Any, event: Event, change: tree.Change, elsewhere: bool = Fals
                 f"{via} was put back. {NEXT_ASK}",
             ),
         )
+    facts = facts.at(path)  # its project's lineage, runner and directory (docs/monorepo.md)
     kind = facts.kind(path)
     if kind == "test":
         if facts.open_red and not facts.allow_test_edits and path in facts.red_target_files:

@@ -41,9 +41,12 @@ def affected_tests(facts: Facts, rel: str) -> tuple[str, ...]:
     )
     listed = facts.repo.run("ls-files", "-z", "-co", "--exclude-standard", check=False).stdout
     found = []
+    scope = facts.scope
     for path in listed.decode("utf-8", "surrogateescape").split("\0"):
         if not path.endswith(".py") or facts.kind(path) != "test":
             continue
+        if scope is not None and not scope.owns(path):
+            continue  # another project's test: its runner would not run it here
         try:
             text = (facts.repo.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -59,9 +62,12 @@ def run_tests(
     from tddgit.runners import RunRequest, get_runner
 
     root = facts.repo.root
-    runner = get_runner(facts.config, root)
+    # the project's runner in its directory (docs/monorepo.md); "" at the top
+    subdir = facts.config.project
+    runner = get_runner(facts.config, root / subdir)
     request = RunRequest(
         root=root,
+        subdir=subdir,
         tests=tuple(tests),
         timeout=facts.config.timeout,
         env=env,
@@ -86,7 +92,7 @@ def _run_measuring(
 
     from tddgit.runners import get_runner
 
-    if get_runner(facts.config, facts.repo.root).name == "pytest":
+    if get_runner(facts.config, facts.repo.root / facts.config.project).name == "pytest":
         with tempfile.TemporaryDirectory(prefix="tddgit-guard-") as tmp:
             out = Path(tmp, "lines")
             env = {
@@ -208,8 +214,9 @@ def check_stop(facts: Facts, session: str, stop_hook_active: bool = False) -> De
     ``stops.MAX_BLOCKS`` in a row the stop goes through with a message for the person."""
     from tddgit.guard import stops
 
-    skip = frozenset(_open_red_targets(facts)) if facts.open_red else frozenset()
-    result = run_tests(facts, ())
+    parts = facts.each()  # each project's suite, with its runner in its directory
+    skip = frozenset(t for f in parts if f.open_red for t in _open_red_targets(f))
+    result = _suites(parts)
     bad = broken(result, skip)
     pending = set(facts.index_red.target_ids) if facts.index_red is not None else set()
     if result.coarse and result.exit_code != 0 and not skip:
@@ -261,13 +268,30 @@ def check_stop(facts: Facts, session: str, stop_hook_active: bool = False) -> De
     )
 
 
+def _suites(parts: Sequence[Facts]) -> RunResult:
+    """Every project's whole suite as one result (ids are repository-relative)."""
+    import dataclasses
+
+    results = [run_tests(f, ()) for f in parts]
+    if len(results) == 1:
+        return results[0]
+    return dataclasses.replace(
+        results[0],
+        exit_code=next((r.exit_code for r in results if r.exit_code not in (0, 5)), 0),
+        tests=tuple(t for r in results for t in r.tests),
+        coarse=any(r.coarse for r in results),
+    )
+
+
 def _open_red_targets(facts: Facts) -> list[str]:
     from tddgit.notes import evidence_for_commit
 
     ids: list[str] = []
     for commit in facts.state.open_reds:
         tree = facts.repo.run("rev-parse", f"{commit}^{{tree}}", check=False)
-        ev = evidence_for_commit(facts.repo, commit, tree.stdout.decode().strip(), "red")
+        ev = evidence_for_commit(
+            facts.repo, commit, tree.stdout.decode().strip(), "red", facts.scope
+        )
         if ev is not None:
             ids.extend(ev.target_ids)
     return ids

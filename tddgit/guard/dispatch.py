@@ -174,7 +174,8 @@ def _pre_write(facts: Any, event: Event, dry_run: bool) -> Decision:
             )
         if rel is None:
             continue
-        decision = before_write(rel, facts.kind(rel), facts)
+        here = facts.at(rel)  # its project's lineage and settings (docs/monorepo.md)
+        decision = before_write(rel, here.kind(rel), here)
         if decision.verdict != ALLOW:
             return decision
         if decision.rule == "refactor-candidate" and not dry_run:
@@ -205,9 +206,12 @@ def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:
     warnings: list[str] = []
     for write in event.writes:
         rel = facts.relative(write.path, event.cwd)
-        if rel is None or facts.kind(rel) != "production":
+        if rel is None:
             continue
-        if facts.open_red or facts.uncommitted_red:
+        here = facts.at(rel)  # its project's lineage, runner and directory
+        if here.kind(rel) != "production":
+            continue
+        if here.open_red or here.uncommitted_red:
             snapshots.drop(facts.repo, event.session, rel)
             result = Decision(ALLOW, "implementing")
             continue
@@ -220,7 +224,7 @@ def _post_write(facts: Any, event: Event, dry_run: bool) -> Decision:
                 "pre-write hook skipped?): it was not checked"
             )
             continue
-        decision = check_write(facts, snap)
+        decision = check_write(here, snap)
         if decision.warning:
             warnings.append(decision.warning)
         if not dry_run:
@@ -244,6 +248,13 @@ def _session_start(facts: Any) -> Decision:
         line = f"tddgit state: last step {state.phase} ({state.phase_commit[:10]})"
     else:
         line = "tddgit state: no red/green/refactor step on this branch yet"
+    parts = facts.each()
+    if len(parts) > 1:  # each project's own lineage (docs/monorepo.md)
+        line += "; per project: " + ", ".join(
+            f"{f.scope.label if f.scope else '.'} "
+            + ("red open" if f.state.open_reds else (f.state.phase or "no step yet"))
+            for f in parts
+        )
     if state.open_reds:
         line += f"; {len(state.open_reds)} red(s) open"
         step = "make the open red's failing tests pass with production code, then `tddgit green`"

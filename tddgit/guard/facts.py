@@ -17,17 +17,62 @@ from tddgit.lineage import State, state_at
 
 if TYPE_CHECKING:
     from tddgit.evidence import Evidence
+    from tddgit.projects import Projects, Scope
 
 
 class Facts:
-    def __init__(self, repo: Repo, config: Config, head: str | None) -> None:
+    """The facts of the repository, or (``at``) of the project holding a path: in a
+    repository of several projects (docs/monorepo.md) its own lineage, red evidence,
+    classifier and runner settings, so a backend red opens backend code only."""
+
+    def __init__(
+        self, repo: Repo, config: Config, head: str | None, scope: Scope | None = None
+    ) -> None:
         self.repo = repo
         self.config = config
         self.head = head
+        self.scope = scope
+        self._at: dict[str, Facts] = {}
+
+    def at(self, rel: str) -> Facts:
+        """The facts of the project ``rel`` (repo-relative) belongs to; these facts in a
+        repository of one project at the top, or for a path of no project."""
+        projects = self._projects
+        project = projects.of(rel) if projects is not None else None
+        if project is None:
+            return self
+        found = self._at.get(project.dir)
+        if found is None:
+            found = self._at[project.dir] = Facts(
+                self.repo, project.config, self.head, project.config.scope
+            )
+        return found
+
+    def each(self) -> list[Facts]:
+        """The facts of every project (these facts alone in a repository of one)."""
+        projects = self._projects
+        if projects is None:
+            return [self]
+        return [self.at(p.dir + "/" if p.dir else ".") for p in projects.all]
+
+    @cached_property
+    def _projects(self) -> Projects | None:
+        """The projects, when there is more than the top (discovery is cached per index
+        state: one small file read on the usual edit)."""
+        if self.scope is not None:
+            return None
+        if not self.config.get("projects") and self.config.get("root") is None:
+            from tddgit.projects.discover import discover
+
+            if discover(self.repo) == ("",):
+                return None
+        from tddgit.project import repo_projects
+
+        return repo_projects(self.repo)
 
     @cached_property
     def state(self) -> State:
-        return state_at(self.repo, self.head)
+        return state_at(self.repo, self.head, self.scope)
 
     @property
     def phase(self) -> str | None:
@@ -45,7 +90,9 @@ class Facts:
 
         tree = index_tree(HookContext(self.repo, self.head))
         ev = cache_get(self.repo, tree, "red")
-        return ev if ev is not None and ev.parent == self.head else None
+        if ev is None or ev.parent != self.head:
+            return None
+        return ev.of_project(self.scope)
 
     @property
     def uncommitted_red(self) -> bool:
@@ -59,7 +106,9 @@ class Facts:
         files: set[str] = set()
         for commit in self.state.open_reds:
             tree = self.repo.run("rev-parse", f"{commit}^{{tree}}", check=False)
-            ev = evidence_for_commit(self.repo, commit, tree.stdout.decode().strip(), "red")
+            ev = evidence_for_commit(
+                self.repo, commit, tree.stdout.decode().strip(), "red", self.scope
+            )
             for t in ev.targets if ev else ():
                 files.add(t.file or t.id.split("::", 1)[0])
         return frozenset(files)

@@ -73,18 +73,25 @@ def failed_at_start(facts: Any, session: str, ids: list[str]) -> bool:
     if not tree or not ids:
         return False
     files = sorted({i.split("::", 1)[0] for i in ids})
+    still: set[str] = set()
     with snapshot(facts.repo, tree) as root:
-        runner = get_runner(facts.config, root)
-        result = runner.run(
-            RunRequest(
-                root=root,
-                tests=tuple(files),
-                timeout=facts.config.timeout,
-                project_root=root,
-                bytecode_cache=facts.repo.tddgit_dir / "pycache",
+        # each project's files with its runner in its directory (docs/monorepo.md)
+        for part in facts.each():
+            mine = [f for f in files if part.scope is None or part.scope.owns(f)]
+            if not mine:
+                continue
+            subdir = part.config.project
+            result = get_runner(part.config, root / subdir).run(
+                RunRequest(
+                    root=root,
+                    subdir=subdir,
+                    tests=tuple(mine),
+                    timeout=part.config.timeout,
+                    project_root=root,
+                    bytecode_cache=facts.repo.tddgit_dir / "pycache",
+                )
             )
-        )
-    if result.timed_out:
-        return False
-    still = {t.id for t in broken(result)}
+            if result.timed_out:
+                return False
+            still |= {t.id for t in broken(result)}
     return all(i in still for i in ids)
