@@ -7,13 +7,12 @@ its own directory. The real SDK against the local fake Messages API of tests/age
 from __future__ import annotations
 
 import io
-import json
 import sys
 
 import pytest
 
 from tests.agent.conftest import fake_api, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, tool
 from tests.conftest import GitRepo
 from tests.cycle.helpers import cycle
 from tests.projects.shop import CART_COUNT, CART_TEST_COUNT, NEG_TEST_TWICE, note, shop
@@ -39,8 +38,12 @@ test_cases:
 
 
 def message_of(fake_api: FakeMessagesAPI) -> str:
-    content = fake_api.requests[0].body["messages"][0]["content"]
-    return content if isinstance(content, str) else json.dumps(content)
+    """What the model is told before its first turn: the system prompt (its first block
+    holds the project's settings, shared by a cycle's phases) and the first message."""
+    body = fake_api.requests[0].body
+    system = body.get("system", "")
+    blocks = system if isinstance(system, list) else [{"type": "text", "text": system}]
+    return "\n\n".join([*(b["text"] for b in blocks), said(body["messages"][0])])
 
 
 def test_a_green_from_the_top_works_in_the_project_whose_red_is_open(
