@@ -12,9 +12,7 @@ message for the person: the agent left failing tests.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from typing import Any
 
 from tddgit.guard import snapshots
@@ -42,20 +40,12 @@ def write_state(facts: Any, session: str, data: dict[str, Any]) -> None:
 
 def record_start(facts: Any, session: str) -> None:
     """The work tree at session start, as a tree object."""
-    import shutil
-    import tempfile
+    from tddgit.staged import work_tree_tree
 
-    repo = facts.repo
-    with tempfile.TemporaryDirectory(prefix="tddgit-guard-") as tmp:
-        index = os.path.join(tmp, "index")
-        with contextlib.suppress(OSError):
-            shutil.copyfile(repo.index_file(), index)
-        env = {**os.environ, "GIT_INDEX_FILE": index}
-        repo.run("add", "-A", env=env, check=False)
-        proc = repo.run("write-tree", env=env, check=False)
-    if proc.returncode == 0:
+    tree = work_tree_tree(facts.repo)
+    if tree is not None:
         data = read_state(facts, session)
-        data["start_tree"] = proc.stdout.decode().strip()
+        data["start_tree"] = tree
         data["blocked"] = 0
         write_state(facts, session, data)
 
