@@ -76,7 +76,7 @@ def candidates(source: str, lines: set[int] | frozenset[int]) -> list[Candidate]
     except (SyntaxError, ValueError):
         return []
     text_lines = source.splitlines(keepends=True)
-    offsets = _line_offsets(text_lines)
+    offsets = line_offsets(text_lines)
     arid = _arid_lines(tree)
     found = []
     for rank, name, span, replacement in _candidates(tree, text_lines):
@@ -121,7 +121,7 @@ def mutants(
     return out
 
 
-def _line_offsets(text_lines: list[str]) -> list[int]:
+def line_offsets(text_lines: list[str]) -> list[int]:
     offsets, total = [], 0
     for text in text_lines:
         offsets.append(total)

@@ -31,7 +31,7 @@ from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.model import Light, RunResult
 from tddgit.mutation import operators
-from tddgit.mutation.operators import Candidate, Mutant
+from tddgit.mutation.operators import Candidate, Mutant, line_offsets
 from tddgit.mutation.run import KILLED, SURVIVED, Job, run_jobs
 
 RULE = "refactor-unpinned"
@@ -189,8 +189,8 @@ class _Diff:
         self.old, self.new = old, new
         self.old_lines = old.splitlines(keepends=True)
         self.new_lines = new.splitlines(keepends=True)
-        self.old_at = _offsets(self.old_lines)
-        self.new_at = _offsets(self.new_lines)
+        self.old_at = line_offsets(self.old_lines)
+        self.new_at = line_offsets(self.new_lines)
         matcher = difflib.SequenceMatcher(a=self.old_lines, b=self.new_lines, autojunk=False)
         self.hunks = matcher.get_opcodes()
         self._chars: dict[int, list[tuple[str, int, int, int, int]]] = {}
@@ -249,12 +249,3 @@ class _Diff:
             matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
             self._chars[n] = list(matcher.get_opcodes())
         return self._chars[n]
-
-
-def _offsets(lines: list[str]) -> list[int]:
-    out, total = [], 0
-    for text in lines:
-        out.append(total)
-        total += len(text)
-    out.append(total)
-    return out
