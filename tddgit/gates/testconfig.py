@@ -242,14 +242,12 @@ def _module_files(folder: str, module: str, tracked: set[str]) -> Iterable[str]:
 
 
 def _js_references(name: str, text: str) -> Iterator[str]:
-    if name == "package.json":
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return
-        section = data.get("jest") if isinstance(data, dict) else None
-        text = json.dumps(section) if section is not None else ""
-    for match in _PATH_LITERAL.finditer(text):
+    from tddgit.runners.jsrecord import config_text
+
+    part = config_text(name, text)
+    if part is None:
+        return
+    for match in _PATH_LITERAL.finditer(part):
         yield match.group(1)
 
 

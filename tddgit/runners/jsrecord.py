@@ -267,15 +267,9 @@ def config_modules(root: Path) -> list[str]:
         return []
     for name in names:
         if name == "package.json" or _CONFIGS.match(name):
-            text = _read(root / name)
-            if name == "package.json":
-                try:
-                    data = json.loads(text)
-                except ValueError:
-                    continue
-                section = data.get("jest") if isinstance(data, dict) else None
-                text = json.dumps(section) if section is not None else ""
-            texts.append(text)
+            text = config_text(name, _read(root / name))
+            if text is not None:
+                texts.append(text)
     found: dict[str, None] = {}
     for text in texts:
         for m in _MODULE_PATH.finditer(text):
@@ -284,6 +278,20 @@ def config_modules(root: Path) -> list[str]:
             if target.is_file() and target.is_relative_to(root):
                 found[target.relative_to(root).as_posix()] = None
     return list(found)
+
+
+def config_text(name: str, text: str) -> str | None:
+    """The part of a jest/vitest configuration file that can name modules: a config file
+    whole, package.json's ``jest`` section only ("" without one); None: package.json is not
+    JSON."""
+    if name != "package.json":
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    section = data.get("jest") if isinstance(data, dict) else None
+    return json.dumps(section) if section is not None else ""
 
 
 def _read(path: Path) -> str:
