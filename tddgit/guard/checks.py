@@ -172,12 +172,12 @@ def _behaviour(
 ) -> Decision | None:
     """A kept refactor candidate's changed lines, mutated (``tddgit.mutation.refactor``):
     a behaviour change no test pins is told, or undone under ``guard.mutation = refuse``."""
-    from tddgit.guard.rules import behaviour_change
-    from tddgit.mutation.refactor import check_refactor
-
     setting = str(facts.config.get("guard.mutation"))
     if setting == "off" or old is None:  # a new file: every line of it is new code
         return None
+    from tddgit.guard.rules import behaviour_change
+    from tddgit.mutation.refactor import check_refactor
+
     verdict = check_refactor(facts.repo, facts.config, rel, old, new, result)
     if not verdict.unpinned:
         return None
