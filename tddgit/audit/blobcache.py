@@ -60,7 +60,7 @@ class BlobCache:
             entries = dict(keep)
         doc = {"schema": SCHEMA, "key": self.key, "blobs": {k: list(v) for k, v in entries.items()}}
         with contextlib.suppress(OSError):
-            _write_atomically(self.path, json.dumps(doc, separators=(",", ":")))
+            write_atomically(self.path, json.dumps(doc, separators=(",", ":")))
 
 
 def _read(path: Path, key: str) -> dict[str, tuple[Hit, ...]]:
@@ -109,7 +109,7 @@ def _is_id(value: str) -> bool:
     return _ID.fullmatch(value) is not None
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
+from tddgit.audit.answercache import AnswerCache, question
 from tddgit.audit.changes import adds_test_behaviour_many
 from tddgit.audit.imports import ImportResolver, drives_app
 from tddgit.audit.lineage import Lineage, continues_green
@@ -97,7 +98,7 @@ class Auditor:
         # the test files _test_only read for the commit being judged: test-after-fact
         # reads the same new test files again (sha, {path: text})
         self._texts: tuple[str, dict[str, str | None]] = ("", {})
-        self._stubs = StubJudge(blobs)
+        self._stubs = StubJudge(blobs, AnswerCache(blobs.repo.tddgit_dir))
         self._checks = active_checks()
         # (phase, has evidence or a trailer) -> the checks that can fire on such a commit
         self._checks_by: dict[tuple[str | None, bool], tuple[Check, ...]] = {}
@@ -322,10 +323,18 @@ class Auditor:
         """A commit that changes only tests: red when it adds or changes what they check
         and says nothing of tests written after the code (docs/audit.md)."""
         changed = [f for f in tests if f.status != "D"]
+        # Whether the change adds test behaviour, answered by an earlier audit (then
+        # only the new versions are read, and only when the answer is yes).
+        answers = self._stubs.answers
+        key = question("tests", c.sha, *(f"{f.status}:{f.old_path or ''}:{f.path}" for f in tests))
+        known = answers.get(key)
+        if known == "0":
+            self._texts = (c.sha, {})
+            return None, "files", "files:tests-unchanged", None
         wanted: list[tuple[str, str]] = []
         for f in changed:
             wanted.append((c.sha, f.path))
-            if c.parents and f.status not in ("A", "C"):
+            if known is None and c.parents and f.status not in ("A", "C"):
                 wanted.append((c.parents[0], f.old_path or f.path))
         blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
         texts: dict[str, str | None] = {}
@@ -335,16 +344,19 @@ class Auditor:
             new = as_text(blobs.get((c.sha, f.path)))
             texts[f.path] = new
             old = None
-            if c.parents and f.status not in ("A", "C"):
+            if known is None and c.parents and f.status not in ("A", "C"):
                 old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
             versions.append((f.path, old, new))
-        # tests deleted in the same commit may have moved into the changed files
-        for f in tests:
-            if f.status == "D" and c.parents:
-                wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
-                versions.append((f.path, wanted_old, ""))
-        if not adds_test_behaviour_many(versions):
-            return None, "files", "files:tests-unchanged", None
+        if known is None:
+            # tests deleted in the same commit may have moved into the changed files
+            for f in tests:
+                if f.status == "D" and c.parents:
+                    wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
+                    versions.append((f.path, wanted_old, ""))
+            adds = adds_test_behaviour_many(versions)
+            answers.put(key, "1" if adds else "0")
+            if not adds:
+                return None, "files", "files:tests-unchanged", None
         if says_tests_after(subject):
             return None, "message", "test-after:message", None
         if self._tests_previous(c, texts):
@@ -509,6 +521,7 @@ class Auditor:
         # In history order, but for stub batches settled on the way and deferred work:
         # sorted by the position of each finding's commit (a stable sort, in C).
         later = self._stubs.resolve()
+        self._stubs.answers.save()
         found = self.findings + later
         keys = self._found_at + [self._index.get(f.commit, -1) for f in later]
         found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]

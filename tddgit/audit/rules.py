@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from tddgit.audit.answercache import AnswerCache, question
 from tddgit.audit.model import Finding
 from tddgit.audit.registry import register_check
 from tddgit.audit.ruleset import RULES
@@ -88,8 +89,10 @@ class StubJudge:
     together at the end (``resolve``), their blobs read in one pipelined batch.
     """
 
-    def __init__(self, blobs: BlobReader) -> None:
+    def __init__(self, blobs: BlobReader, answers: AnswerCache | None = None) -> None:
         self.blobs = blobs
+        # answers of earlier audits (tddgit.audit.answercache): a judged change is not read
+        self.answers = answers if answers is not None else AnswerCache(None)
         # (commit, changed files, where, files it deleted or renamed: code may move from them)
         self._pending: list[tuple[Commit, tuple[FileChange, ...], str, tuple[FileChange, ...]]] = []
         self.settled: list[Finding] = []  # findings of batches judged during the pass
@@ -128,8 +131,17 @@ class StubJudge:
 
     def _resolve_stubs(self) -> list[Finding]:
         """The ``pre-test-code`` findings of every deferred candidate."""
+        answers = self.answers
+        known: list[str | None] = []  # the first non-stub line of each ("": none)
+        keys: list[str] = []
         wanted: list[tuple[str, str]] = []
-        for c, changes, _, gone in self._pending:
+        for c, changes, where, gone in self._pending:
+            key = question("stubs", c.sha, where, *_names(changes), "", *_names(gone))
+            keys.append(key)
+            found = answers.get(key)
+            known.append(found)
+            if found is not None:
+                continue
             for f in _judged(changes):
                 wanted.append((c.sha, f.path))
                 if c.parents and f.status in ("M", "R", "C", "T"):
@@ -138,8 +150,12 @@ class StubJudge:
                 wanted += [(c.parents[0], f.old_path or f.path) for f in gone]
         blobs = dict(zip(wanted, self.blobs.read_many(wanted), strict=True))
         out = []
-        for c, changes, where, gone in self._pending:
-            lines = _non_stub(c, changes, blobs, gone, where)
+        for (c, changes, where, gone), key, found in zip(self._pending, keys, known, strict=True):
+            if found is None:
+                lines = _non_stub(c, changes, blobs, gone, where)
+                answers.put(key, lines[0] if lines else "")
+            else:
+                lines = [found] if found else []
             if lines:
                 out.append(
                     finding(
@@ -151,6 +167,11 @@ class StubJudge:
                 )
         self._pending.clear()
         return out
+
+
+def _names(files: tuple[FileChange, ...]) -> list[str]:
+    """The files of a question, as its key names them (status, old path, path)."""
+    return [f"{f.status}:{f.old_path or ''}:{f.path}" for f in files]
 
 
 def _is_python(path: str) -> bool:

@@ -167,6 +167,8 @@ def test_the_blob_cache_is_reused_and_a_damaged_one_ignored(repo, monkeypatch):
     cache = repo.root / ".git" / "tddgit" / "audit-test-blobs.json"
 
     audit(repo)  # the audit's own reads (test-only commits are read to judge their phase)
+    reads.pop()
+    audit(repo)  # and again, its answers about contents kept (tddgit.audit.answercache)
     plain = reads.pop()
     first = detector_audit(repo)
     assert cache.exists()

@@ -1,0 +1,148 @@
+"""The audit's answers about file contents, kept across audits in the git dir (issue 27,
+item 9: a second audit of the same history reads the log and this file, not the blobs).
+
+The content questions (does a production change add code beyond stubs, does a test-only
+change add test behaviour) are pure functions of the files' two versions. A commit id
+names its tree, so (question, commit, the files asked about) names those versions
+exactly and an answer keyed by them never goes stale; the key of the whole file holds
+the tddgit version and a digest of the modules that compute the answers, so a changed
+analysis starts from an empty cache instead of trusting old answers.
+
+The file lives in ``<git common dir>/tddgit/`` (shared by worktrees), is written
+atomically (temp file, then rename; entries another audit saved meanwhile are kept) and
+read as untrusted input: anything that is not exactly the expected shape makes the whole
+file ignored (and rewritten), never trusted in part. Size is bounded (``MAX_ENTRIES``,
+the oldest half dropped beyond it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tddgit.audit.blobcache import write_atomically
+
+SCHEMA = "tddgit.audit-answers/1"
+FILE_NAME = "audit-answers.json"
+MAX_BYTES = 64 * 1024 * 1024  # a larger file is not ours: ignored
+MAX_ENTRIES = 500_000  # ~25 MB of JSON at most; beyond it the oldest half is dropped
+MAX_VALUE = 4096  # a longer answer (a very long source line) is not kept: recomputed
+_KEY = re.compile(r"[0-9a-f]{24}")
+
+# The modules whose code decides the cached answers: a change to any of them is a new
+# analysis (the digest of their files is part of the file's key).
+_ANALYSIS = (
+    "tddgit.audit.answercache",
+    "tddgit.audit.changes",
+    "tddgit.audit.pycode",
+    "tddgit.audit.pychunks",
+    "tddgit.audit.stubunits",
+    "tddgit.audit.rules",
+    "tddgit.detectors.stubs",
+    "tddgit.detectors.jsstubs",
+    "tddgit.detectors.jstokens",
+)
+
+
+def question(*parts: str) -> str:
+    """The key of one question (its kind, the commit, the files it is about)."""
+    data = "\0".join(parts).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+class AnswerCache:
+    """Question key -> answer text. ``directory`` None: nothing is read or kept."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.path = directory / FILE_NAME if directory is not None else None
+        self.entries: dict[str, str] = {}
+        self.added: dict[str, str] = {}
+        self._loaded = False
+        self._key = ""
+
+    def get(self, key: str) -> str | None:
+        if not self._loaded:
+            self._load()
+        return self.entries.get(key)
+
+    def put(self, key: str, value: str) -> None:
+        if self.path is not None and len(value) <= MAX_VALUE:
+            self.entries[key] = value
+            self.added[key] = value
+
+    def save(self) -> None:
+        """Write the answers this audit added (with those already saved, re-read now: two
+        audits of one repository keep both). Failures only cost the next run."""
+        if self.path is None or not self.added:
+            return
+        entries = _read(self.path, self.analysis())
+        entries.update(self.added)
+        if len(entries) > MAX_ENTRIES:  # dicts keep insertion order: keep the newest half
+            entries = dict(list(entries.items())[-MAX_ENTRIES // 2 :])
+        doc = {"schema": SCHEMA, "key": self.analysis(), "answers": entries}
+        with contextlib.suppress(OSError):
+            write_atomically(self.path, json.dumps(doc, separators=(",", ":")))
+        self.added = {}
+
+    def _load(self) -> None:
+        self._loaded = True
+        if self.path is not None:
+            self.entries = _read(self.path, self.analysis())
+
+    def analysis(self) -> str:
+        if not self._key:
+            self._key = analysis_key(_ANALYSIS)
+        return self._key
+
+
+def analysis_key(modules: Iterable[str]) -> str:
+    """The tddgit version and a digest of the files of ``modules`` (sources or compiled
+    extensions, whichever is loaded): what makes a cached answer valid."""
+    import importlib
+    import sys
+
+    from tddgit import __version__
+
+    digest = hashlib.blake2b(digest_size=16)
+    for name in modules:
+        module = sys.modules.get(name)
+        if module is None:
+            with contextlib.suppress(ImportError):
+                module = importlib.import_module(name)
+        file = getattr(module, "__file__", None)
+        digest.update(name.encode())
+        if file:
+            with contextlib.suppress(OSError):
+                digest.update(Path(file).read_bytes())
+    return f"{__version__}|{digest.hexdigest()}"
+
+
+def _read(path: Path, key: str) -> dict[str, str]:
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            return {}
+        doc = json.loads(data)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return _validated(doc, key) or {}
+
+
+def _validated(doc: Any, key: str) -> dict[str, str] | None:
+    """The entries of a well-formed document for ``key``; None for anything else."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("key") != key:
+        return None
+    answers = doc.get("answers")
+    if not isinstance(answers, dict):
+        return None
+    match = _KEY.fullmatch
+    for k, v in answers.items():
+        if match(k) is None or not isinstance(v, str) or len(v) > MAX_VALUE:
+            return None
+    return answers

@@ -1,0 +1,126 @@
+"""The audit's answers about file contents, kept in the git dir (issue 27 item 9): a
+second audit of the same history reads (almost) no blobs and says exactly the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tddgit.audit.answercache import FILE_NAME, SCHEMA, AnswerCache, question
+from tddgit.audit.engine import Auditor
+from tddgit.blobs import BlobReader
+from tddgit.config import load_config
+from tddgit.git import find_repo
+from tddgit.history import open_history
+from tddgit.paths import Classifier
+from tests.audit.helpers import Steps
+from tests.conftest import GitRepo
+
+CALC = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+TEST = "from calc import total\n\n\ndef test_empty():\n    assert total([]) == 0\n"
+
+
+def history(repo: GitRepo) -> dict[str, str]:
+    """A red and its green, a test reformatted, a new case, a stub, a docstring, code
+    without a test."""
+    s = Steps(repo)
+    return {
+        "red": s.commit("test total", {"test_calc.py": TEST}),
+        "green": s.commit("add calc", {"calc.py": CALC}),
+        "lint": s.commit("lint", {"test_calc.py": TEST.replace("[]", "[ ]")}),
+        "case": s.commit(
+            "another case",
+            {"test_calc.py": TEST + "\n\ndef test_one():\n    assert total([1]) == 1\n"},
+        ),
+        "stub": s.commit("stub sub", {"sub.py": "def sub(a, b):\n    pass\n"}),
+        "doc": s.commit("document", {"calc.py": '"""Sums."""\n' + CALC}),
+        "code": s.commit("add mul", {"mul.py": "def mul(a, b):\n    return a * b\n"}),
+    }
+
+
+def pass_over(root: Path) -> tuple[list[tuple[str, ...]], list[tuple[Any, ...]], int]:
+    """(findings, records, blobs read) of one audit pass over HEAD."""
+    r = find_repo(root)
+    with open_history(r, ("HEAD",), reverse=True) as commits, BlobReader(r) as blobs:
+        auditor = Auditor(Classifier.from_config(load_config(r.root)), {}, blobs)
+        for c in commits:
+            auditor.feed(c)
+        findings, _ = auditor.finish()
+        records = [(x.subject, x.phase, x.phase_source, x.attempt) for x in auditor.records]
+        return [(f.rule, f.commit, f.message) for f in findings], records, blobs.reads
+
+
+def cache_file(repo: GitRepo) -> Path:
+    return find_repo(repo.root).tddgit_dir / FILE_NAME
+
+
+def test_second_audit_reads_only_what_reds_need_and_says_the_same(repo: GitRepo) -> None:
+    shas = history(repo)
+    first = pass_over(repo.root)
+    # the stub and the docstring add no code
+    assert [f[:2] for f in first[0]] == [("pre-test-code", shas["code"])]
+    assert [r[1] for r in first[1]] == ["red", "green", None, "red", None, "green", None]
+    second = pass_over(repo.root)
+    assert second[:2] == first[:2]
+    # Cold: the versions each judged change needs (1 + 2 + 2 test, 1 + 1 production).
+    # Warm: only the new test file of each red (its imports give the red's scope); no
+    # judged change is read again.
+    assert first[2] == 7
+    assert second[2] == 2
+
+
+def test_a_corrupt_or_foreign_file_is_ignored_and_rewritten(repo: GitRepo) -> None:
+    history(repo)
+    first = pass_over(repo.root)
+    path = cache_file(repo)
+    good = json.loads(path.read_text())
+    for bad in (
+        "{not json",
+        json.dumps({**good, "key": "another analysis"}),
+        json.dumps({**good, "answers": {"zz": "1"}}),
+        json.dumps({**good, "answers": {k: 1 for k in good["answers"]}}),
+        json.dumps([good]),
+    ):
+        path.write_text(bad)
+        again = pass_over(repo.root)
+        assert again[:2] == first[:2]
+        assert again[2] == first[2]  # nothing trusted: everything read again
+        assert json.loads(path.read_text()) == good
+
+
+def test_a_well_formed_answer_is_trusted(repo: GitRepo) -> None:
+    """The cache is what the second audit uses (an answer planted under the right key
+    shows in the report), so it must name its inputs exactly."""
+    shas = history(repo)
+    pass_over(repo.root)
+    path = cache_file(repo)
+    doc = json.loads(path.read_text())
+    stub = question("stubs", shas["stub"], "adds", "A::sub.py", "")
+    assert doc["answers"][stub] == ""
+    doc["answers"][stub] = "sub.py: planted"
+    path.write_text(json.dumps(doc))
+    findings = pass_over(repo.root)[0]
+    assert ("pre-test-code", shas["stub"]) in [(f[0], f[1]) for f in findings]
+    assert any(f[2].endswith("sub.py: planted") for f in findings)
+
+
+def test_nothing_is_kept_without_a_directory(tmp_path: Path) -> None:
+    cache = AnswerCache(None)
+    cache.put(question("tests", "a"), "1")
+    cache.save()
+    assert cache.get(question("tests", "a")) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_two_audits_keep_each_others_answers(tmp_path: Path) -> None:
+    one, two = AnswerCache(tmp_path), AnswerCache(tmp_path)
+    one.get("0" * 24)
+    two.get("0" * 24)  # both loaded the empty file before either saved
+    one.put(question("a"), "1")
+    two.put(question("b"), "0")
+    one.save()
+    two.save()
+    doc = json.loads((tmp_path / FILE_NAME).read_text())
+    assert doc["schema"] == SCHEMA
+    assert doc["answers"] == {question("a"): "1", question("b"): "0"}
