@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from tddgit.audit.afterfact import TestAfterIndex
 from tddgit.audit.answercache import AnswerCache, question
 from tddgit.audit.changes import adds_test_behaviour_many
+from tddgit.audit.importlines import pack, unpack
 from tddgit.audit.imports import ImportResolver, drives_app
 from tddgit.audit.lineage import Lineage, continues_green
 from tddgit.audit.model import (
@@ -323,39 +324,20 @@ class Auditor:
         """A commit that changes only tests: red when it adds or changes what they check
         and says nothing of tests written after the code (docs/audit.md)."""
         changed = [f for f in tests if f.status != "D"]
-        # Whether the change adds test behaviour, answered by an earlier audit (then
-        # only the new versions are read, and only when the answer is yes).
-        answers = self._stubs.answers
+        # Whether the change adds test behaviour, answered by an earlier audit (then no
+        # test file is read).
         key = question("tests", c.sha, *(f"{f.status}:{f.old_path or ''}:{f.path}" for f in tests))
-        known = answers.get(key)
+        known = self._stubs.answers.get(key)  # "0", or "1" and the files' import lines
         if known == "0":
             self._texts = (c.sha, {})
             return None, "files", "files:tests-unchanged", None
-        wanted: list[tuple[str, str]] = []
-        for f in changed:
-            wanted.append((c.sha, f.path))
-            if known is None and c.parents and f.status not in ("A", "C"):
-                wanted.append((c.parents[0], f.old_path or f.path))
-        blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
-        texts: dict[str, str | None] = {}
-        self._texts = (c.sha, texts)
-        versions: list[tuple[str, str | None, str | None]] = []
-        for f in changed:
-            new = as_text(blobs.get((c.sha, f.path)))
-            texts[f.path] = new
-            old = None
-            if known is None and c.parents and f.status not in ("A", "C"):
-                old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
-            versions.append((f.path, old, new))
-        if known is None:
-            # tests deleted in the same commit may have moved into the changed files
-            for f in tests:
-                if f.status == "D" and c.parents:
-                    wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
-                    versions.append((f.path, wanted_old, ""))
-            adds = adds_test_behaviour_many(versions)
-            answers.put(key, "1" if adds else "0")
-            if not adds:
+        # what the rest reads of the texts: their import lines (tddgit.audit.importlines)
+        texts = unpack(known[1:], [f.path for f in changed]) if known else None
+        if texts is not None:
+            self._texts = (c.sha, texts)
+        else:
+            texts = self._judge_tests(c, tests, changed, key)
+            if texts is None:
                 return None, "files", "files:tests-unchanged", None
         if says_tests_after(subject):
             return None, "message", "test-after:message", None
@@ -372,12 +354,57 @@ class Auditor:
         )
         return "red", "files", "files:test", None
 
+    def _judge_tests(
+        self,
+        c: Commit,
+        tests: tuple[FileChange, ...],
+        changed: list[FileChange],
+        key: str,
+    ) -> dict[str, str | None] | None:
+        """The changed test files' texts when the change adds test behaviour, else None;
+        the answer is kept (with the import lines) for the next audit."""
+        wanted: list[tuple[str, str]] = []
+        for f in changed:
+            wanted.append((c.sha, f.path))
+            if c.parents and f.status not in ("A", "C"):
+                wanted.append((c.parents[0], f.old_path or f.path))
+        blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
+        texts: dict[str, str | None] = {}
+        self._texts = (c.sha, texts)
+        versions: list[tuple[str, str | None, str | None]] = []
+        for f in changed:
+            new = as_text(blobs.get((c.sha, f.path)))
+            texts[f.path] = new
+            old = None
+            if c.parents and f.status not in ("A", "C"):
+                old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
+            versions.append((f.path, old, new))
+        # tests deleted in the same commit may have moved into the changed files
+        for f in tests:
+            if f.status == "D" and c.parents:
+                wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
+                versions.append((f.path, wanted_old, ""))
+        adds = adds_test_behaviour_many(versions)
+        self._stubs.answers.put(key, "1" + pack(texts) if adds else "0")
+        return texts if adds else None
+
     def _text_of(self, sha: str, path: str) -> str | None:
         """A file's text at a commit, without reading again what ``_test_only`` read."""
         at, texts = self._texts
         if at == sha and path in texts:
             return texts[path]
-        return self._read_text(sha, path)
+        if self._kind(path) != "test":
+            return self._read_text(sha, path)
+        # A test file's text serves only its imports: kept as its import lines
+        # (tddgit.audit.importlines) for the next audit, which then reads nothing.
+        key = question("imports", sha, path)
+        known = self._stubs.answers.get(key)
+        found = unpack(known, [path]) if known is not None else None
+        if found is not None:
+            return found[path]
+        text = self._read_text(sha, path)
+        self._stubs.answers.put(key, pack({path: text}))
+        return text
 
     def _resolve(self, path: str, text: str | None) -> frozenset[str]:
         return self._imports.resolve(path, text, self._is_production)

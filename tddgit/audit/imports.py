@@ -135,13 +135,21 @@ class ImportResolver:
             if parents:  # the pass starts after the root: seed from the tree before it
                 self._seed = parents[0]
         known = self.known
+        size = len(known)
+        moved = False
         for f in prods:
             if f.status == "D":
                 known.discard(f.path)
+                moved = True
             else:
                 if f.status == "R" and f.old_path:
                     known.discard(f.old_path)
+                    moved = True
                 known.add(f.path)
+        if moved or len(known) != size:
+            # what a text resolves to depends on the tree: the same test text resolves
+            # anew once the tree changed (a test written before its module)
+            self._cache.clear()
 
     def _seed_now(self) -> None:
         self._seeded = True

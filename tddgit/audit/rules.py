@@ -282,7 +282,7 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
         for f in v.tests
         if f.status != "A"
         and (f.old_path or f.path) in v.before.red_tests
-        and _bends(v.commit, f, stubs.blobs)
+        and _bends(v.commit, f, stubs)
     )
     if not edited:
         return _NONE
@@ -298,16 +298,23 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
     )
 
 
-def _bends(c: Commit, f: FileChange, blobs: BlobReader) -> bool:
+def _bends(c: Commit, f: FileChange, stubs: StubJudge) -> bool:
     """Does a green's change to its red's test file alter or remove a check the test had
-    (new cases beside them bend nothing)?"""
+    (new cases beside them bend nothing)? Kept for the next audit (``stubs.answers``)."""
     from tddgit.audit.changes import changes_existing_checks
     from tddgit.blobs import as_text
 
     if f.status == "D" or not c.parents:
         return True
+    key = question("bends", c.sha, *_names((f,)))
+    known = stubs.answers.get(key)
+    if known is not None:
+        return known == "1"
+    blobs = stubs.blobs
     old = as_text(blobs.read(c.parents[0], f.old_path or f.path))
-    return changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
+    bent = changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
+    stubs.answers.put(key, "1" if bent else "0")
+    return bent
 
 
 def _refactor_binds(before: State, files: tuple[str, ...]) -> bool:

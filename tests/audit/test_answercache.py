@@ -64,10 +64,22 @@ def test_second_audit_reads_only_what_reds_need_and_says_the_same(repo: GitRepo)
     second = pass_over(repo.root)
     assert second[:2] == first[:2]
     # Cold: the versions each judged change needs (1 + 2 + 2 test, 1 + 1 production).
-    # Warm: only the new test file of each red (its imports give the red's scope); no
-    # judged change is read again.
+    # Warm: none (a red's scope comes from its test files' import lines, kept).
     assert first[2] == 7
-    assert second[2] == 2
+    assert second[2] == 0
+
+
+def test_a_test_text_resolves_anew_once_the_tree_changed(repo: GitRepo) -> None:
+    """The same test text, written before its module and again after it: the second red's
+    scope is the module (it was remembered as resolving to nothing, any production)."""
+    s = Steps(repo)
+    s.commit("test total", {"test_calc.py": TEST})
+    s.commit("add calc", {"calc.py": CALC})
+    s.commit("drop the test", {"test_calc.py": None})
+    s.commit("test total again", {"test_calc.py": TEST})
+    s.commit("stub sub", {"sub.py": "def sub(a, b):\n    pass\n"})
+    records = pass_over(repo.root)[1]
+    assert [r[1] for r in records] == ["red", "green", None, "red", None]
 
 
 def test_a_corrupt_or_foreign_file_is_ignored_and_rewritten(repo: GitRepo) -> None:
