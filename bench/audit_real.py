@@ -1,12 +1,17 @@
 """The audit against ``git log -z --name-status`` on real histories (issue 27, item 9).
 
-    python bench/audit_real.py GIT_DIR [GIT_DIR ...] [--runs 3] [--no-compiled]
+    python bench/audit_real.py GIT_DIR [GIT_DIR ...] [--runs 3] [--cold-runs 1] [--no-compiled]
 
 For each bare or normal git dir, side by side and interleaved run by run (medians): git's
 own log with file names (the floor any history reader pays), then ``tddgit audit --format
-json`` to /dev/null through the library (``run_audit`` on that git dir with the default
-configuration), pure Python (the sources) and compiled (the hot modules built with mypyc
-exactly as ``pip install`` builds them: ``bench/compiled.py``). Prints wall seconds, CPU
+json`` to /dev/null through the library (``run_audit`` with the default configuration),
+pure Python (the sources) and compiled (the hot modules built with mypyc exactly as
+``pip install`` builds them: ``bench/compiled.py``), each build cold (no answers cache:
+``.git/tddgit/audit-answers.json`` removed before the run, the first audit of a
+history) and warm (the cache the cold run left: every later audit, CI on each pull
+request). Each build audits its own ``git clone --bare --shared`` of the git dir in a
+temporary directory (the cache is written there, never into the given git dir; the
+clone shares the objects, so reading them costs the same). Prints wall seconds, CPU
 seconds (user + system of the process and the children it waited for, ``os.wait4``: on a
 loaded machine the wall time measures the queue for the cores, the CPU time does not),
 both ratios to git's, and the audit's peak RSS (Linux: the maximum over the process and
@@ -20,6 +25,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,42 +80,80 @@ def builds(compiled: bool) -> list[tuple[str, dict[str, str]]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("git_dirs", type=Path, nargs="+")
-    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runs", type=int, default=3, help="warm runs (and git log runs)")
+    p.add_argument("--cold-runs", type=int, default=1, help="cold runs (slow on big histories)")
     p.add_argument("--no-compiled", action="store_true", help="time the pure build only")
+    p.add_argument(
+        "--in-place",
+        action="store_true",
+        help="audit the given git dirs themselves (their answers cache is used, and removed "
+        "for the cold runs) instead of private clones; with --cold-runs 0, the warm runs "
+        "of a cache an earlier audit left",
+    )
     args = p.parse_args(argv)
     kinds = builds(not args.no_compiled)
     print(
-        f"{'history':24} {'commits':>8} {'build':12} {'wall':>8} {'ratio':>6} "
+        f"{'history':24} {'commits':>8} {'build':18} {'wall':>8} {'ratio':>6} "
         f"{'CPU':>8} {'ratio':>6} {'peak RSS':>9}"
     )
     for given in args.git_dirs:
-        g = given.resolve()
-        name = g.parent.name if g.name == "repo" else g.name.removesuffix(".git")
-        count = subprocess.run(
-            ["git", "-C", str(g), "rev-list", "--count", "HEAD"], capture_output=True, text=True
-        ).stdout.strip()
-        log = ["git", "-C", str(g), "log", "-z", "--name-status", "HEAD"]
-        audit = [sys.executable, "-c", AUDIT, str(g), os.devnull]
-        git_runs: list[tuple[float, float, int]] = []
-        runs: dict[str, list[tuple[float, float, int]]] = {label: [] for label, _ in kinds}
-        for _ in range(args.runs):
-            git_runs.append(timed(log))
-            for label, env in kinds:
-                runs[label].append(timed(audit, env))
-        gw = statistics.median(r[0] for r in git_runs)
-        gc = statistics.median(r[1] for r in git_runs)
-        print(f"{name:24} {count:>8} {'git log':12} {gw:7.2f}s {'':>6} {gc:7.2f}s")
-        for label, rs in runs.items():
-            w = statistics.median(r[0] for r in rs)
-            c = statistics.median(r[1] for r in rs)
-            print(
-                f"{'':24} {'':>8} {label:12} {w:7.2f}s {w / gw:5.2f}x {c:7.2f}s "
-                f"{c / max(gc, 1e-9):5.2f}x {max(r[2] for r in rs):5d} MiB"
+        with tempfile.TemporaryDirectory(prefix="audit-real-") as tmp:
+            target = given.resolve()
+            bench_one(
+                target, kinds, None if args.in_place else Path(tmp), args.runs, args.cold_runs
             )
     print(
         f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
     )
     return 0
+
+
+def bench_one(
+    g: Path, kinds: list[tuple[str, dict[str, str]]], tmp: Path | None, runs: int, cold_runs: int
+) -> None:
+    name = g.parent.name if g.name == "repo" else g.name.removesuffix(".git")
+    count = subprocess.run(
+        ["git", "-C", str(g), "rev-list", "--count", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    log = ["git", "-C", str(g), "log", "-z", "--name-status", "HEAD"]
+    clones: dict[str, Path] = {}
+    for label, _ in kinds:
+        if tmp is None:
+            clones[label] = g
+            continue
+        clone = clones[label] = tmp / label.replace(" ", "-")
+        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(g), str(clone)], check=True)
+    git_runs: list[tuple[float, float, int]] = []
+    rows: dict[str, list[tuple[float, float, int]]] = {}
+    for i in range(max(runs, cold_runs)):
+        git_runs.append(timed(log))
+        for label, env in kinds:
+            clone = clones[label]
+            audit = [sys.executable, "-c", AUDIT, str(clone), os.devnull]
+            answers = _answers(clone)
+            if i < cold_runs:
+                answers.unlink(missing_ok=True)
+                rows.setdefault(f"{label} cold", []).append(timed(audit, env))
+            if i < runs:
+                if not answers.exists():
+                    timed(audit, env)  # the cold run that leaves the cache
+                rows.setdefault(f"{label} warm", []).append(timed(audit, env))
+    gw = statistics.median(r[0] for r in git_runs)
+    gc = statistics.median(r[1] for r in git_runs)
+    print(f"{name:24} {count:>8} {'git log':18} {gw:7.2f}s {'':>6} {gc:7.2f}s")
+    for label, rs in sorted(rows.items(), key=lambda kv: kv[0].endswith("warm")):
+        w = statistics.median(r[0] for r in rs)
+        c = statistics.median(r[1] for r in rs)
+        print(
+            f"{'':24} {'':>8} {label:18} {w:7.2f}s {w / gw:5.2f}x {c:7.2f}s "
+            f"{c / max(gc, 1e-9):5.2f}x {max(r[2] for r in rs):5d} MiB"
+        )
+
+
+def _answers(git_dir: Path) -> Path:
+    """The answers cache of a bare git dir, or of a repository with a work tree."""
+    base = git_dir if (git_dir / "objects").is_dir() else git_dir / ".git"
+    return base / "tddgit" / "audit-answers.json"
 
 
 if __name__ == "__main__":

@@ -117,8 +117,12 @@ def analysis_key(modules: Iterable[str]) -> str:
         file = getattr(module, "__file__", None)
         digest.update(name.encode())
         if file:
+            # the source, also beside a compiled module (rules.cpython-311-....so next to
+            # rules.py): both builds give the same answers, so they share the cache
+            path = Path(file)
+            source = path.with_name(path.name.split(".", 1)[0] + ".py")
             with contextlib.suppress(OSError):
-                digest.update(Path(file).read_bytes())
+                digest.update((source if source.is_file() else path).read_bytes())
     return f"{__version__}|{digest.hexdigest()}"
 
 
