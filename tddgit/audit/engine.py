@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from tddgit.audit.afterfact import TestAfterIndex
-from tddgit.audit.answercache import AnswerCache, question
+from tddgit.audit.answercache import MAX_VALUE, AnswerCache, question
 from tddgit.audit.changes import adds_test_behaviour_many
 from tddgit.audit.importlines import pack, unpack
 from tddgit.audit.imports import ImportResolver, drives_app
@@ -335,8 +335,8 @@ class Auditor:
         texts = unpack(known[1:], [f.path for f in changed]) if known else None
         if texts is not None:
             self._texts = (c.sha, texts)
-        else:
-            texts = self._judge_tests(c, tests, changed, key)
+        else:  # "1" alone: it adds, but its import lines were too long to keep
+            texts = self._judge_tests(c, tests, changed, key, known == "1")
             if texts is None:
                 return None, "files", "files:tests-unchanged", None
         if says_tests_after(subject):
@@ -360,13 +360,15 @@ class Auditor:
         tests: tuple[FileChange, ...],
         changed: list[FileChange],
         key: str,
+        adds: bool = False,
     ) -> dict[str, str | None] | None:
-        """The changed test files' texts when the change adds test behaviour, else None;
-        the answer is kept (with the import lines) for the next audit."""
+        """The changed test files' texts when the change adds test behaviour (``adds``:
+        known to), else None; the answer is kept (with the import lines, when they are
+        short enough) for the next audit."""
         wanted: list[tuple[str, str]] = []
         for f in changed:
             wanted.append((c.sha, f.path))
-            if c.parents and f.status not in ("A", "C"):
+            if not adds and c.parents and f.status not in ("A", "C"):
                 wanted.append((c.parents[0], f.old_path or f.path))
         blobs = dict(zip(wanted, self._blobs.read_many(wanted), strict=True))
         texts: dict[str, str | None] = {}
@@ -376,17 +378,22 @@ class Auditor:
             new = as_text(blobs.get((c.sha, f.path)))
             texts[f.path] = new
             old = None
-            if c.parents and f.status not in ("A", "C"):
+            if not adds and c.parents and f.status not in ("A", "C"):
                 old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
             versions.append((f.path, old, new))
+        if adds:
+            return texts
         # tests deleted in the same commit may have moved into the changed files
         for f in tests:
             if f.status == "D" and c.parents:
                 wanted_old = as_text(self._blobs.read(c.parents[0], f.path))
                 versions.append((f.path, wanted_old, ""))
-        adds = adds_test_behaviour_many(versions)
-        self._stubs.answers.put(key, "1" + pack(texts) if adds else "0")
-        return texts if adds else None
+        if not adds_test_behaviour_many(versions):
+            self._stubs.answers.put(key, "0")
+            return None
+        value = "1" + pack(texts)
+        self._stubs.answers.put(key, value if len(value) <= MAX_VALUE else "1")
+        return texts
 
     def _text_of(self, sha: str, path: str) -> str | None:
         """A file's text at a commit, without reading again what ``_test_only`` read."""

@@ -136,3 +136,21 @@ def test_two_audits_keep_each_others_answers(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / FILE_NAME).read_text())
     assert doc["schema"] == SCHEMA
     assert doc["answers"] == {question("a"): "1", question("b"): "0"}
+
+
+def test_a_red_with_long_import_lines_is_judged_once(repo: GitRepo) -> None:
+    """Import lines too long to keep: the answer (it adds) is kept alone, so a second
+    audit reads the red's new test file for its imports but judges nothing again."""
+    s = Steps(repo)
+    many = "".join(f"import module_number_{i}\n" for i in range(300))
+    s.commit("test total", {"test_calc.py": TEST})
+    case = "\n\ndef test_one():\n    assert total([1]) == 1\n"
+    s.commit("another case", {"test_calc.py": many + TEST + case})
+    first = pass_over(repo.root)
+    doc = json.loads(cache_file(repo).read_text())
+    assert "1" in doc["answers"].values()
+    second = pass_over(repo.root)
+    assert second[:2] == first[:2]
+    assert [r[1] for r in first[1]] == ["red", "red"]
+    assert first[2] == 3
+    assert second[2] == 1  # the new test file, for its imports; its old version is not read
