@@ -39,6 +39,10 @@ _KEY = re.compile(r"[0-9a-f]{24}")
 _ANALYSIS = (
     "tddgit.audit.answercache",
     "tddgit.audit.changes",
+    "tddgit.audit.engine",
+    "tddgit.audit.importlines",
+    "tddgit.audit.imports",
+    "tddgit.audit.naming",
     "tddgit.audit.pycode",
     "tddgit.audit.pychunks",
     "tddgit.audit.stubunits",
