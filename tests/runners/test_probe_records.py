@@ -41,10 +41,21 @@ def probe_lines(tmp_path: Path) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(PROBE_DIR), "TDDGIT_PROBE_OUT": str(out)}
     env.pop("TDDGIT_PROBE_SELECT", None)
     env.pop("TDDGIT_PYCACHE", None)
+    # ids as written, not escaped by pytest: the probe's own escaping is what is tested
+    unescaped = "disable_test_id_escaping_and_forfeit_all_rights_to_community_support=1"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", PROBE_PLUGIN, "-p", "no:cacheprovider", "-q"]
-        # ids as written, not escaped by pytest: the probe's own escaping is what is tested
-        + ["-o", "disable_test_id_escaping_and_forfeit_all_rights_to_community_support=1"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            PROBE_PLUGIN,
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-o",
+            unescaped,
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
