@@ -74,11 +74,7 @@ def _gate(
         from tddgit.errors import UsageError
 
         raise UsageError("nothing is staged", f"`git add` the {phase} step's files first")
-    state = state_at(repo, change.head, config.scope)
     plan = Plan()
-    check_transition(state, phase, plan)
-    if plan.reasons:
-        return _refused(phase, plan, change, state)
     yagni = str(config.get("green.yagni")) if phase == "green" else "off"
     mutation = str(config.get("green.mutation")) if phase == "green" else "off"
     # A production-side refactor adds no line that no test executes (`untested-code`).
@@ -116,6 +112,13 @@ def _gate(
         if early is not None:
             run(early)  # start the tests now; the checks below run while they do
             background.wait_spawned()
+        # The lineage (which step may come next) is read while the tests start; a step
+        # out of turn is refused all the same, its run cancelled.
+        state = state_at(repo, change.head, config.scope)
+        check_transition(state, phase, plan)
+        if plan.reasons:
+            background.cancel()
+            return _refused(phase, plan, change, state)
         _plan_phase(repo, config, phase, change, state, tests, plan)
         if plan.reasons:
             background.cancel()
