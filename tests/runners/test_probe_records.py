@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tddgit.runners.probelog import parse_probe
 from tddgit.runners.pytest import PROBE_DIR, PROBE_PLUGIN
 
 SUITE = """
@@ -113,3 +114,14 @@ def test_a_plugin_rewriting_a_failed_call_is_still_caught(tmp_path: Path) -> Non
     assert call["outcome"] == "failed"
     assert call["tampered"]["reported"] == "passed"
     assert call["tampered"]["plugins"] == ["conftest.py"]
+
+
+def test_a_killed_runs_truncated_last_line_loses_only_itself(tmp_path: Path) -> None:
+    """The reader decodes the whole log at once, and line by line when that fails: a
+    run killed mid-write keeps every complete record."""
+    lines = probe_lines(tmp_path)
+    whole = parse_probe(lines)
+    cut = parse_probe([*lines, lines[-3][: len(lines[-3]) // 2]])
+    assert cut == whole
+    assert len(whole.started) == 8 and len(whole.reports) == 8
+    assert whole.exitstatus == 1
