@@ -190,6 +190,14 @@ def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+def base_blob(repo: Repo, change: StagedChange, f: FileChange) -> bytes | None:
+    """``f``'s content before the change; None for a file the change adds (known from
+    the diff: no git call, as none can find it)."""
+    if f.status == "A":
+        return None
+    return read_blob(repo, change.base_tree, f.old_path or f.path)
+
+
 def work_tree_tree(repo: Repo) -> str | None:
     """The work tree as a tree object, the user's uncommitted and untracked (not ignored)
     files included: a private copy of the index, ``git add -A``, ``git write-tree``. The

@@ -17,7 +17,7 @@ from tddgit.config import DEFAULT_SOURCE_GLOBS
 from tddgit.detectors import language_of
 from tddgit.git import Repo
 from tddgit.paths import Kind, matches
-from tddgit.staged import StagedChange, read_blob
+from tddgit.staged import StagedChange, base_blob, read_blob
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
@@ -145,14 +145,14 @@ def staged_test_changes(
             from tddgit.targets_js import js_targets
 
             new_js = _decode(read_blob(repo, change.tree, f.path)) or ""
-            old_js = _decode(read_blob(repo, change.base_tree, f.old_path or f.path))
+            old_js = _decode(base_blob(repo, change, f))
             targets.extend(js_targets(f.path, new_js, old_js))
             continue
         if f.path.endswith(".go"):
             from tddgit.targets_go import go_targets
 
             new_go = _decode(read_blob(repo, change.tree, f.path)) or ""
-            old_go = _decode(read_blob(repo, change.base_tree, f.old_path or f.path))
+            old_go = _decode(base_blob(repo, change, f))
             targets.extend(go_targets(f.path, new_go, old_go))
             continue
         if not f.path.endswith(".py"):
@@ -165,8 +165,7 @@ def staged_test_changes(
         if new is None:
             targets.append(f.path)  # unparseable: the run will show why (amber syntax)
             continue
-        old_path = f.old_path or f.path
-        old_src = _decode(read_blob(repo, change.base_tree, old_path))
+        old_src = _decode(base_blob(repo, change, f))
         old = (python_test_cases(old_src) if old_src is not None else {}) or {}
         for qual, test in new.items():
             before = old.get(qual)

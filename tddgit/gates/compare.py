@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from tddgit.config import Config
 from tddgit.gates.ids import Comparison, Known, compare, complete, file_of, removal_reasons
 from tddgit.gates.records import Plan, Reason
+from tddgit.gates.stubs import stub_notes  # here: this module loads while the tests run
 from tddgit.git import Repo
 from tddgit.model import OK_OUTCOMES, Light, RunResult
 from tddgit.notes import evidence_for_commit
@@ -82,8 +83,6 @@ def red_reasons(
     regression (a red stacked on an open red); a target that passes and existed before:
     say so, and how to name the real one."""
     reasons = _still_failing(before, plan, result, reasons)
-    from tddgit.gates.stubs import stub_notes
-
     plan.notes.extend(stub_notes(result, plan.targets, before.source))
     if not any(r.rule == "target-passes" and r.test for r in reasons):
         return reasons

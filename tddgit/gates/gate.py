@@ -13,19 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 from tddgit import __version__
 from tddgit.config import Config
-from tddgit.evidence import Evidence
 from tddgit.gates.execute import BackgroundRun, early_selection, execute
-from tddgit.gates.fixes import next_line
-from tddgit.gates.plan import check_transition, plan_green, plan_red, plan_refactor
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
 from tddgit.git import Repo
-from tddgit.lineage import State, state_at
-from tddgit.model import RunResult
 from tddgit.paths import Classifier, Kind
 from tddgit.staged import DirtyScan, StagedChange, staged_change
 
+# The lineage, the plan's checks, the evidence and the fix lines are imported where they
+# are used, after the tests have started: until then every import is start-up time.
 if TYPE_CHECKING:
     from tddgit.gates.ids import Comparison
+    from tddgit.lineage import State
+    from tddgit.model import RunResult
     from tddgit.yagni import Added
 
 _NEXT_OK = {
@@ -74,11 +73,7 @@ def _gate(
         from tddgit.errors import UsageError
 
         raise UsageError("nothing is staged", f"`git add` the {phase} step's files first")
-    state = state_at(repo, change.head, config.scope)
     plan = Plan()
-    check_transition(state, phase, plan)
-    if plan.reasons:
-        return _refused(phase, plan, change, state)
     yagni = str(config.get("green.yagni")) if phase == "green" else "off"
     mutation = str(config.get("green.mutation")) if phase == "green" else "off"
     # A production-side refactor adds no line that no test executes (`untested-code`).
@@ -116,6 +111,16 @@ def _gate(
         if early is not None:
             run(early)  # start the tests now; the checks below run while they do
             background.wait_spawned()
+        # The lineage (which step may come next) is read while the tests start; a step
+        # out of turn is refused all the same, its run cancelled.
+        from tddgit.gates.plan import check_transition
+        from tddgit.lineage import state_at
+
+        state = state_at(repo, change.head, config.scope)
+        check_transition(state, phase, plan)
+        if plan.reasons:
+            background.cancel()
+            return _refused(phase, plan, change, state)
         _plan_phase(repo, config, phase, change, state, tests, plan)
         if plan.reasons:
             background.cancel()
@@ -162,6 +167,8 @@ def _gate(
                 repo, config, change, added, result, mutation, plan, reasons, on_progress
             )
     mine, others = split(result, plan.targets)
+    from tddgit.evidence import Evidence
+
     evidence = Evidence(
         phase=phase,
         tree=change.tree,
@@ -183,6 +190,8 @@ def _gate(
         added=ids.added if ids is not None and change.touches_tests else (),
     )
     holds = not reasons
+    from tddgit.gates.fixes import next_line
+
     return Verdict(
         phase,
         holds,
@@ -217,6 +226,8 @@ def _plan_phase(
     tests: Sequence[str],
     plan: Plan,
 ) -> None:
+    from tddgit.gates.plan import plan_green, plan_red, plan_refactor
+
     if phase == "red":
         plan_red(repo, config, change, tests, plan)
     elif phase == "green":
@@ -226,6 +237,8 @@ def _plan_phase(
 
 
 def _refused(phase: str, plan: Plan, change: StagedChange, state: State) -> Verdict:
+    from tddgit.gates.fixes import next_line
+
     return Verdict(
         phase,
         False,

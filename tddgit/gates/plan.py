@@ -14,7 +14,7 @@ from tddgit.git import Repo
 from tddgit.lineage import State, allowed
 from tddgit.notes import evidence_for_commit
 from tddgit.paths import Kind
-from tddgit.staged import StagedChange, diff_trees, read_blob, tree_of
+from tddgit.staged import StagedChange, base_blob, diff_trees, read_blob, tree_of
 
 TRANSITION_TEXT = {
     "green-without-red": "there is no open red on this branch to make green",
@@ -50,7 +50,7 @@ def _pre_test_code(repo: Repo, config: Config, change: StagedChange) -> list[Rea
             )
             continue
         new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
-        old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
+        old_blob = base_blob(repo, change, f)
         old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
         for line in check(old, new, f.path):
             reasons.append(Reason("pre-test-code", line))
@@ -207,7 +207,7 @@ def _two_sided(repo: Repo, change: StagedChange) -> bool:
         from tddgit.targets_rust import changed_sides
 
         new = (read_blob(repo, change.tree, f.path) or b"").decode("utf-8", "replace")
-        old_blob = read_blob(repo, change.base_tree, f.old_path or f.path)
+        old_blob = base_blob(repo, change, f)
         old = old_blob.decode("utf-8", "replace") if old_blob is not None else None
         production_side, test_side = changed_sides(old, new)
         tests = tests or test_side

@@ -4,11 +4,13 @@ the run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tddgit.evidence import Evidence
-from tddgit.lineage import State
-from tddgit.model import RunResult, TestResult
-from tddgit.staged import StagedChange
+if TYPE_CHECKING:  # annotations only: a gate builds a Plan before its tests start
+    from tddgit.evidence import Evidence
+    from tddgit.lineage import State
+    from tddgit.model import RunResult, TestResult
+    from tddgit.staged import StagedChange
 
 PHASES = ("red", "green", "refactor")
 

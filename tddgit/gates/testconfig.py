@@ -12,11 +12,9 @@ hide a broken test, so the gate names each change by file and key.
 from __future__ import annotations
 
 import ast
-import configparser
 import json
 import posixpath
 import re
-import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -124,6 +122,10 @@ def _pyproject(text: str | None) -> dict[str, Any] | None:
 def _ini(text: str | None, section: str) -> dict[str, Any] | None:
     if text is None:
         return None
+    # Imported here, as shlex below: a red gate asks this module before its tests start,
+    # and only a staged configuration file needs them.
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
@@ -202,6 +204,8 @@ def _plugins(name: str, text: str) -> Iterator[str]:
 
 
 def _dash_p(addopts: str) -> Iterator[str]:
+    import shlex
+
     try:
         words = shlex.split(addopts)
     except ValueError:

@@ -11,13 +11,16 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from tddgit.evidence import Evidence
 from tddgit.gates import Reason, Verdict, run_gate
 from tddgit.git import Repo
 from tddgit.paths import Classifier, Kind
 from tddgit.projects.model import Project, Projects
 from tddgit.staged import StagedChange, staged_change
+
+if TYPE_CHECKING:
+    from tddgit.evidence import Evidence
 
 
 def touched(

@@ -46,11 +46,7 @@ def parse_probe(lines: Iterable[str]) -> ProbeLog:
     missing: dict[str, None] = {}
     lines_by_id: dict[str, int] = {}
     reports: dict[str, list[Mapping[str, Any]]] = {}
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
+    for rec in _records(list(lines)):
         if not isinstance(rec, dict):
             continue
         kind = rec.get("t")
@@ -91,6 +87,24 @@ def parse_probe(lines: Iterable[str]) -> ProbeLog:
         internal=tuple(acc["internal"]),
         coverage=tuple(acc["coverage"]),
     )
+
+
+def _records(lines: list[str]) -> list[Any]:
+    """Every line's record: one decode of the whole log (the usual case, read while the
+    verdict waits), else line by line, without the lines that do not parse."""
+    try:
+        found = json.loads("[" + ",".join(lines) + "]")
+    except ValueError:
+        found = None
+    if isinstance(found, list) and len(found) == len(lines):
+        return found
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
 
 
 def read_probe(path: Path) -> ProbeLog:

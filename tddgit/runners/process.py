@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -133,10 +134,13 @@ def run_command(
     shell = isinstance(argv, str)
     start = time.monotonic()
     faults.point("run.before")
-    from tddgit.jail import active, wrap
-
-    jail = active()
+    # A jail is active only inside `tddgit.jail.jailed`, so only once that module is loaded:
+    # a gate outside one does not load it before its tests start.
+    jails = sys.modules.get("tddgit.jail")
+    jail = jails.active() if jails is not None else None
     if jail is not None:  # code a model wrote: run it in the jail (tddgit.jail)
+        from tddgit.jail import wrap
+
         jailed_argv, jailed_env = wrap(jail, argv, cwd, env)
         argv, env, shell = jailed_argv, jailed_env, False
     try:

@@ -8,7 +8,6 @@ or third-party (amber: install it); the rules themselves are in ``pycauses``.
 
 from __future__ import annotations
 
-import configparser
 import json
 import re
 import sys
@@ -174,6 +173,8 @@ def declared_distributions(root: Path) -> frozenset[str]:
             continue
     setup_cfg = root / "setup.cfg"
     if setup_cfg.is_file():
+        import configparser  # only for a setup.cfg: every gate reads these rules
+
         parser = configparser.ConfigParser(interpolation=None)
         try:
             parser.read(setup_cfg, encoding="utf-8")

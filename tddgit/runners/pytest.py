@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from tddgit.runners.probelog import ProbeLog
 
 # The probe's records and the cause rules (tddgit.runners.probelog, pyresults, pycauses)
-# are imported only once the run is over: the tests start that much sooner (the gate
-# overhead target is 1.3x plain pytest).
+# are imported only once the tests have started, while they run: the tests start that
+# much sooner, and the verdict waits for no import after them (the gate overhead target
+# is 1.3x plain pytest).
 
 PROBE_DIR = Path(__file__).resolve().parent / "_probe"
 PROBE_PLUGIN = "tddgit_probe"
@@ -220,9 +221,8 @@ class PytestRunner:
             from tddgit.runners.watch import follow_probe
 
             with follow_probe(out, request.on_tests):
-                proc = run_command(
-                    argv, root, timeout=request.timeout, env=env, on_start=request.on_start
-                )
+                started = _then_load_readers(request.on_start)
+                proc = run_command(argv, root, timeout=request.timeout, env=env, on_start=started)
             from tddgit.runners.probelog import read_probe
 
             log = read_probe(out)
@@ -326,6 +326,20 @@ class PytestRunner:
             tests=tests,
             notes=notes,
         )
+
+
+def _then_load_readers(
+    on_start: Callable[[int], None] | None,
+) -> Callable[[int], None]:
+    """``on_start``, then the imports of the probe's readers: done while the tests run,
+    they cost no wait once pytest has exited."""
+
+    def started(pgid: int) -> None:
+        if on_start is not None:
+            on_start(pgid)
+        import tddgit.runners.pyresults  # noqa: F401  (probelog, pydeps, pycauses with it)
+
+    return started
 
 
 def _cover_request(request: RunRequest, path: Path, env: dict[str, str]) -> dict[str, str]:

@@ -40,12 +40,21 @@ def divert() -> None:
         if p
     ]
 
+    known: dict[str, bool] = {}
+
     def ours(path: str) -> bool:
-        real = os.path.realpath(path)
-        parts = real.split(os.sep)
-        if "site-packages" in parts or "dist-packages" in parts:
-            return False
-        return any(real == r or real.startswith(r + os.sep) for r in roots)
+        # Decided once per directory: every import asks (twice), and resolving a path
+        # costs a system call per component.
+        head = os.path.dirname(os.path.abspath(path))
+        found = known.get(head)
+        if found is None:
+            real = os.path.realpath(head)
+            parts = real.split(os.sep)
+            inside = any(real == r or real.startswith(r + os.sep) for r in roots)
+            found = known[head] = inside and not (
+                "site-packages" in parts or "dist-packages" in parts
+            )
+        return found
 
     def cache_from_source(
         path: Any, debug_override: Any = None, *, optimization: Any = None

@@ -1,0 +1,79 @@
+"""A gate's start-up is overhead on its test run (PRODUCT.md §11: the red gate <= 1.3x
+plain pytest): the test command starts before the machinery only needed for the verdict
+(lineage, notes, evidence, the plan's checks, the probe's reader) is loaded, and the
+verdict is the same when that work overlaps the run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import GitRepo
+from tests.project import rules, stage_green, stage_red, start_project, verdict
+
+# A fresh interpreter runs tddgit's entry point; when the gate starts pytest, the modules
+# loaded so far are written down (observed, nothing replaced: the Popen goes on as usual).
+PROBE = """\
+import json, subprocess, sys
+out = sys.argv[1]
+real_init = subprocess.Popen.__init__
+def init(self, args, *a, **k):
+    if "pytest" in args and not getattr(init, "seen", False):
+        init.seen = True
+        with open(out, "w") as fh:
+            json.dump(sorted(sys.modules), fh)
+    real_init(self, args, *a, **k)
+subprocess.Popen.__init__ = init
+from tddgit.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+NOT_BEFORE_THE_RUN = (
+    "tddgit.lineage",
+    "tddgit.notes",
+    "tddgit.evidence",
+    "tddgit.gates.plan",
+    "tddgit.gates.compare",
+    "tddgit.gates.judge",
+    "tddgit.runners.probelog",
+    "tddgit.runners.pyresults",
+)
+
+
+def loaded_at_spawn(repo: GitRepo, tmp_path: Path, *argv: str) -> tuple[int, list[str]]:
+    out = tmp_path / "modules.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *argv],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.is_file(), f"no test command started (exit {proc.returncode}): {proc.stderr}"
+    return proc.returncode, json.loads(out.read_text())
+
+
+def test_the_red_gate_starts_its_tests_before_loading_the_verdict_machinery(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    start_project(repo)
+    stage_red(repo)
+    code, modules = loaded_at_spawn(repo, tmp_path, "red", "--no-commit")
+    assert code == 0
+    assert "tddgit.gates.gate" in modules  # the probe saw the gate's own run
+    assert [m for m in modules if m in NOT_BEFORE_THE_RUN] == []
+
+
+def test_a_step_out_of_turn_is_refused_though_its_tests_had_started(repo: GitRepo) -> None:
+    """The lineage is read while the tests start: a green with no open red is refused
+    as before (`green-without-red`), nothing committed."""
+    start_project(repo)
+    stage_green(repo)
+    head = repo.git("rev-parse", "HEAD").strip()
+    code, data = verdict(repo, "green", "--no-commit")
+    assert code == 1, data
+    assert rules(data) == ["green-without-red"], data
+    assert data["evidence"] is None
+    assert repo.git("rev-parse", "HEAD").strip() == head
