@@ -11,6 +11,9 @@ Two versions run the same when they are equal once these are left out:
   names only annotations used;
 - exception chaining: ``raise X from e`` and the ``as e`` it needs change the traceback's
   story, not what is raised;
+- a function's declaration changed as a refactoring (Fowler's *Change Function
+  Declaration*): its positional parameters renamed throughout its body, a positional-only
+  marker, a ``*args``/``**kwargs`` it never reads (a typing commit matching a protocol);
 - docstrings, comments and layout (the AST).
 
 An import no annotation uses stays code: it may be a re-export. Stub files (``.pyi``) are
@@ -164,6 +167,7 @@ def _body(stmts: list[ast.stmt], in_class: bool) -> list[ast.stmt]:
             s.decorator_list = [d for d in s.decorator_list if _name(d) not in _DECORATORS]
             s.returns = None
             _unannotate(s.args)
+            _redeclare(s)
         elif isinstance(s, ast.ClassDef):
             if any(_name(b) == "Protocol" for b in s.bases) and _stubs_only(s):
                 continue
@@ -202,6 +206,27 @@ def _unannotate(args: ast.arguments) -> None:
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
         if a is not None:
             a.annotation = None
+
+
+def _redeclare(f: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Leave out what Fowler's *Change Function Declaration* changes without changing what
+    the function does: its positional parameters' names (renamed throughout its body), a
+    positional-only marker, a ``*args`` or ``**kwargs`` its body never reads."""
+    args = f.args
+    read = {n.id for b in f.body for n in ast.walk(b) if isinstance(n, ast.Name)}
+    if args.vararg is not None and args.vararg.arg not in read:
+        args.vararg = None
+    if args.kwarg is not None and args.kwarg.arg not in read:
+        args.kwarg = None
+    args.args = [*args.posonlyargs, *args.args]
+    args.posonlyargs = []
+    names = {a.arg: f"_{i}" for i, a in enumerate(args.args)}
+    for a in args.args:
+        a.arg = names[a.arg]
+    for b in f.body:
+        for n in ast.walk(b):
+            if isinstance(n, ast.Name) and n.id in names:
+                n.id = names[n.id]
 
 
 def _is_typevar(value: ast.expr) -> bool:

@@ -166,3 +166,22 @@ def test_what_a_typing_comparison_still_counts_as_code():
     assert same_at_runtime(None, "from typing import TypeVar\n\nT = TypeVar('T')\n")
     assert same_at_runtime("x = 1\n", "def f(: broken", "stubs.pyi")
     assert not same_at_runtime("x = 1\n", "def f(: broken")
+
+
+def test_a_declaration_changed_to_match_a_protocol_is_not_production_code(repo):
+    # Fowler's Change Function Declaration: a positional parameter renamed throughout the
+    # body, a ``*args`` nothing reads added, a positional-only marker: a refactor.
+    s = started(repo)
+    renamed = CALC.replace(
+        "    def loads(self, text):\n        try:\n            return self.serializer.loads(text)",
+        "    def loads(self, payload, /, *args):\n        try:\n"
+        "            return self.serializer.loads(payload)",
+    )
+    s.commit("match the serializer protocol", {"calc.py": renamed})
+    assert findings_on(repo, "match the serializer protocol") == []
+    used = renamed.replace("loads(payload)", "loads(payload, *args)")
+    s.commit("pass the arguments on", {"calc.py": used})
+    assert findings_on(repo, "pass the arguments on") == ["pre-test-code"]
+    swapped = used.replace("def dumps(self, obj, salt=None)", "def dumps(self, obj, salt=0)")
+    s.commit("another default", {"calc.py": swapped})
+    assert findings_on(repo, "another default") == ["pre-test-code"]
