@@ -213,12 +213,14 @@ def _emoji_conflicts(subject: str, phase: str) -> bool:
 
 
 # A message that says its tests were written after the code, or already pass: "add tests
-# for the parser", "Added test", "finished the view tests", "76 passing tests". A message
-# that says the test fails ("add failing test for ...") is a red and never matches.
+# for the parser", "Added test", "Added test and updated README", "finished the view
+# tests", "76 passing tests". A message that says the test fails ("add failing test for
+# ...") is a red and never matches.
 _TESTS_AFTER = re.compile(
     r"\b(?:add(?:ed|s|ing)?|writ(?:e|es|ten|ing)|finish(?:ed|es)?|complet(?:e|ed|es))\s+"
     r"(?:\w+\s+){0,3}?(?:unit\s+)?(?:tests?|specs?)\s+(?:for|to\s+cover|covering)\b"
-    r"|^\s*(?:added|adds)\s+(?:a\s+|some\s+|more\s+)?(?:tests?|specs?)\s*[.!]?\s*$"
+    # "Added test", alone or with other work done ("Added test and updated README")
+    r"|^\s*(?:added|adds)\s+(?:a\s+|some\s+|more\s+)?(?:tests?|specs?)\s*(?:[.!]?\s*$|,?\s+and\b)"
     r"|\b(?:finish(?:ed)?|complet(?:e|ed))\b.*\b(?:tests?|specs?)(?:_\w+)?\b"
     r"|\b\d+\s+passing\s+(?:tests?|specs?)\b"
     r"|\b(?:more|missing|remaining)\s+(?:tests?|specs?)\b"

@@ -197,6 +197,7 @@ def _non_stub(
 ) -> list[str]:
     from tddgit.audit.changes import adds_code, lines_of, only_stubs
     from tddgit.audit.stubunits import non_stub_additions_py
+    from tddgit.audit.typingonly import same_at_runtime
     from tddgit.blobs import as_text
     from tddgit.detectors.jsstubs import non_stub_additions_js
 
@@ -221,11 +222,15 @@ def _non_stub(
         if not is_js and not _is_python(f.path):
             return [f"{f.path}: production code"]  # stubs are judged for Python and JS/TS
         if where == "adds" and f.status != "A" and len(new) > STUB_JUDGED_BYTES:
-            return [f"{f.path}: production code"]
-        with warnings.catch_warnings():  # old code's invalid escapes warn when parsed
-            warnings.simplefilter("ignore")
-            lines = (non_stub_additions_js if is_js else non_stub_additions_py)(old, new, f.path)
-        if lines:
+            lines = [f"{f.path}: production code"]
+        else:
+            with warnings.catch_warnings():  # old code's invalid escapes warn when parsed
+                warnings.simplefilter("ignore")
+                judge = non_stub_additions_js if is_js else non_stub_additions_py
+                lines = judge(old, new, f.path)
+        # Typing and exception chaining change no behaviour (a refactor): asked last, of
+        # the files that would be found only (tddgit.audit.typingonly).
+        if lines and not (not is_js and same_at_runtime(old, new, f.path)):
             return lines
     return []
 

@@ -174,3 +174,29 @@ def test_a_green_over_several_commits_spans_a_view_and_its_template(repo):
     assert recs["template variable"].phase == "green"
     assert recs["root script"].phase is None  # outside the green's directory
     assert ("pre-test-code", "root script") in rules_fired(report)
+
+
+def test_a_subject_saying_a_test_was_added_with_other_work_is_tests_after(repo):
+    # "Added test" alone already reads as tests written after the code; so does "Added
+    # test and updated the README": a report of work done, not a failing step. A subject
+    # that says the new test fails stays red.
+    s = started(repo)
+    zero = TEST + "\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
+    s.commit(
+        "zero-safe add, with its test",
+        {"calc.py": CALC.replace("a + b", "(a + b) or 0"), "tests/test_calc.py": zero},
+    )
+    pinned = zero + "\n\ndef test_negative_zero():\n    assert str(add(-0.0, 0.0)) == '0.0'\n"
+    s.commit(
+        "Added test and updated README to ensure negative zero",
+        {"tests/test_calc.py": pinned, "README.md": "add(-0.0, 0.0) is 0.0\n"},
+    )
+    s.commit(
+        "Added tests, and a broken one for floats",
+        {"tests/test_calc.py": pinned + "\n\ndef test_f():\n    assert add(0.1, 0.2) == 0.3\n"},
+    )
+    recs = by_subject(audit(repo))
+    assert recs["Added test and updated README to ensure negative zero"].rule == (
+        "test-after:message"
+    )
+    assert recs["Added tests, and a broken one for floats"].phase == "red"

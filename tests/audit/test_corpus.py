@@ -22,7 +22,7 @@ FLOORS = {
     "andydevs/cypress-todo-app": 0.90,
     "dfisch/string-calculator": 1.0,
     "Freezor/kata-practicse": 0.95,
-    "pallets/itsdangerous": 0.72,
+    "pallets/itsdangerous": 1.0,
     "lean-mind/tdd-book-examples": 0.92,
     "sindresorhus/p-limit": 0.94,
     "sindresorhus/slugify": 0.90,
