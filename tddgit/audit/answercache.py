@@ -47,6 +47,8 @@ _ANALYSIS = (
     "tddgit.audit.pychunks",
     "tddgit.audit.stubunits",
     "tddgit.audit.rules",
+    "tddgit.audit.typingnorm",
+    "tddgit.audit.typingonly",
     "tddgit.detectors.stubs",
     "tddgit.detectors.jsstubs",
     "tddgit.detectors.jstokens",
