@@ -6,17 +6,20 @@ repo-relative; every file passes the sandbox's rules (secrets, size).
 Two parts, for prompt caching: what stays true across the phases of a cycle (runner,
 imports, the style example) goes into the system prompt's shared block, so a green reads
 from the cache what its red wrote; the map, which the red's new test file changes, goes
-into the first message."""
+into the first message. The style example is the cycle's: chosen among, and read as, the
+test files of the commit the cycle started from (``base``), so the red's new test file
+changes neither the choice nor the bytes."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
-from tddgit.agent.sandbox import Denied, Sandbox
+from tddgit.agent.sandbox import Denied, Sandbox, find_secret
 from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.paths import Kind
+from tddgit.staged import read_blob, tree_of
 
 MAX_MAP = 120  # paths listed in the map, at most; the rest summarised by directory
 MAX_STYLE = 4000  # bytes of the example test file
@@ -28,7 +31,9 @@ class ProjectContext:
     layout: str  # the map of the tracked files
 
 
-def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> ProjectContext:
+def project_context(
+    repo: Repo, config: Config, sandbox: Sandbox, base: str | None = None
+) -> ProjectContext:
     tracked = [p for p in repo.git("ls-files", "-z").split("\0") if p]
     visible = list(sandbox.listable(tracked))
     layout = "Project (paths relative to the repository root):\n" + tree_map(visible)
@@ -52,7 +57,7 @@ def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> ProjectCont
         )
     else:
         parts.append("Imports: the repository root is on the import path (`import module`).")
-    style = _style_example(visible, sandbox)
+    style = _style_example(repo, visible, sandbox, base)
     if style:
         rel, text = style
         parts.append(f"An existing test file, the style to follow ({rel}):\n```\n{text}\n```")
@@ -69,13 +74,32 @@ def tree_map(paths: list[str], limit: int = MAX_MAP) -> str:
     return "\n".join(shown) + f"\n… {len(paths) - limit} more files: {summary}"
 
 
-def _style_example(paths: list[str], sandbox: Sandbox) -> tuple[str, str] | None:
+def _style_example(
+    repo: Repo, paths: list[str], sandbox: Sandbox, base: str | None
+) -> tuple[str, str] | None:
     tests = [p for p in paths if sandbox.classifier.kind(p) is Kind.TEST]
+    tree = tree_of(repo, base) if base else None
+    if tree is not None:
+        listed = repo.git("ls-tree", "-r", "-z", "--name-only", tree, "--", *tests) if tests else ""
+        existed = set(listed.split("\0"))
+        tests = [p for p in tests if p in existed]
     for rel in sorted(tests, key=lambda p: (p.count("/"), p)):
         try:
-            _, text = sandbox.read_text(rel)
+            _, text = sandbox.read_text(rel)  # the sandbox's rules: name, size, secrets
+            if tree is not None:
+                text = _as_at(repo, tree, rel, text)
         except Denied:
             continue
         if text.strip() and len(text.encode()) <= MAX_STYLE:
             return rel, text.rstrip()
     return None
+
+
+def _as_at(repo: Repo, tree: str, rel: str, text: str) -> str:
+    """``rel`` as it was in ``tree`` (the red may have added tests to it since), checked
+    for secrets as the file read now was."""
+    data = read_blob(repo, tree, rel)
+    old = data.decode("utf-8", "replace") if data is not None else text
+    if old != text and (b"\0" in old.encode()[:8192] or find_secret(old) is not None):
+        raise Denied(f"{rel}: as it was, it is not sent")
+    return old

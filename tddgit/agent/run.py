@@ -158,7 +158,9 @@ def run_phase(
     provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
     bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
-    known = project_context(repo, config, sandbox)
+    # the red starts the cycle: its project is HEAD's, as the green and refactor will see it
+    base = repo.head() if phase.name == "red" else start.base
+    known = project_context(repo, config, sandbox, base)
     system = system_prompt(phase, config.globs("test_globs"), sandbox.scrub(known.stable))
     conversation = Conversation(system)
     intro = ""

@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.agent.conftest import SUB_RIGHT, generate
 from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
+from tests.agent.promptcache import PromptCache, blocks, strip, tokens
 from tests.agent.test_generate_red import TEST_SUB
 from tests.conftest import GitRepo
 
@@ -95,3 +96,35 @@ def test_the_cached_prefix_is_shared_by_the_phases_of_a_cycle(
     assert "runner: pytest" in red["system"][0]["text"]
     assert "tests/test_calc.py" in red["system"][0]["text"]  # the style to follow
     assert "red step" in red["system"][1]["text"] and "green step" in green["system"][1]["text"]
+
+
+def test_the_style_example_stays_the_same_when_the_red_adds_a_test_file_sorting_first(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """The style to follow is part of the cross-phase prefix: a red whose new test file
+    sorts before the existing one must not make it the green's and refactor's example
+    (the prefix would differ in every phase, and the green would be shown its own target
+    as "the style to follow")."""
+    fake_api.cache = PromptCache(minimum=256)
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_basic_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    fake_api.push(
+        reply(tool("write_file", path="calc.py", content=SUB_RIGHT)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = generate(project, "--commit", "-m", "green: sub", phase="green")
+    assert code == 0, out + err
+    fake_api.push(reply(tool("finish", summary="nothing to improve")))
+    code, out, err = generate(project, "--commit", "-m", "refactor", phase="refactor")
+    red, green, refactor = (fake_api.requests[n] for n in (0, 2, 4))
+    assert "(tests/test_calc.py)" in red.body["system"][0]["text"]
+    assert green.body["system"][0] == red.body["system"][0]
+    assert refactor.body["system"][0] == red.body["system"][0]
+    # so the green's first request reads the tools and the shared block the red wrote
+    shared = blocks(red.body)[: len(red.body["tools"]) + 1]
+    assert green.usage is not None
+    assert green.usage["cache_read_input_tokens"] >= sum(tokens(strip(b)) for b, _ in shared)
