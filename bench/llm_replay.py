@@ -1,9 +1,13 @@
 """What prompt caching saves (issue 30): three scripted red -> green -> refactor sessions
 run for real (the real SDK against the tests' local fake Messages API, real gates, the
-jail when bubblewrap is there), then every request body the model would have received is
-priced twice: as sent before caching (every token full-price input) and with the
-breakpoints tddgit now sets (``Request.body``), under the API's caching rules (a prefix up
-to a breakpoint, at least 1024 tokens, is written once at 125% and read after at 10%).
+jail when bubblewrap is there) on two projects (the tests' toy, a small src-layout
+library: bench/llm_library.py), each with the spec in red only (``generate red SPEC``,
+``generate green``, ``generate refactor``) and in every phase (as ``tddgit cycle`` sends
+it). The fake server answers every request with the usage the API's prompt-caching rules
+give for the breakpoints tddgit sets (tests/agent/promptcache.py: the model's minimum, the
+prefix match, the 20-block lookback, four breakpoints at most). "After" is that usage
+priced; "before" the same requests priced with every input token at full price (no
+breakpoint). The bench checks that tddgit's own reported cost (``cost_usd``) is "after".
 
 Tokens are estimated at four characters per token on the JSON body, the estimate the
 loop itself uses; output tokens from the scripted replies the same way. Prices: the
@@ -19,7 +23,7 @@ the first message) already held: every path a listing returned, every line a rea
 returned. Those turns a model no longer needs; "turns w/ ctx" is the turns minus them, a
 bound on the saving (a model may look anyway), not an observation of one.
 
-    python bench/llm_replay.py [--model claude-sonnet-4-6]
+    python bench/llm_replay.py [--model M] [--shape toy|library|both] [--min-cached N]
 """
 
 from __future__ import annotations
