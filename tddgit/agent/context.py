@@ -96,12 +96,10 @@ def tree_map(paths: list[str], limit: int = MAX_MAP) -> str:
 def _style_example(
     repo: Repo, paths: list[str], sandbox: Sandbox, base: str | None
 ) -> tuple[str, str] | None:
+    """The first small test file of ``paths`` (the files tracked at ``base``), read as it
+    was at ``base``."""
     tests = [p for p in paths if sandbox.classifier.kind(p) is Kind.TEST]
     tree = tree_of(repo, base) if base else None
-    if tree is not None:
-        listed = repo.git("ls-tree", "-r", "-z", "--name-only", tree, "--", *tests) if tests else ""
-        existed = set(listed.split("\0"))
-        tests = [p for p in tests if p in existed]
     for rel in sorted(tests, key=lambda p: (p.count("/"), p)):
         try:
             _, text = sandbox.read_text(rel)  # the sandbox's rules: name, size, secrets
