@@ -1,9 +1,13 @@
 """What prompt caching saves (issue 30): three scripted red -> green -> refactor sessions
 run for real (the real SDK against the tests' local fake Messages API, real gates, the
-jail when bubblewrap is there), then every request body the model would have received is
-priced twice: as sent before caching (every token full-price input) and with the
-breakpoints tddgit now sets (``Request.body``), under the API's caching rules (a prefix up
-to a breakpoint, at least 1024 tokens, is written once at 125% and read after at 10%).
+jail when bubblewrap is there) on two projects (the tests' toy, a small src-layout
+library: bench/llm_library.py), each with the spec in red only (``generate red SPEC``,
+``generate green``, ``generate refactor``) and in every phase (as ``tddgit cycle`` sends
+it). The fake server answers every request with the usage the API's prompt-caching rules
+give for the breakpoints tddgit sets (tests/agent/promptcache.py: the model's minimum, the
+prefix match, the 20-block lookback, four breakpoints at most). "After" is that usage
+priced; "before" the same requests priced with every input token at full price (no
+breakpoint). The bench checks that tddgit's own reported cost (``cost_usd``) is "after".
 
 Tokens are estimated at four characters per token on the JSON body, the estimate the
 loop itself uses; output tokens from the scripted replies the same way. Prices: the
@@ -19,52 +23,93 @@ the first message) already held: every path a listing returned, every line a rea
 returned. Those turns a model no longer needs; "turns w/ ctx" is the turns minus them, a
 bound on the saving (a model may look anyway), not an observation of one.
 
-    python bench/llm_replay.py [--model claude-sonnet-4-6]
+    python bench/llm_replay.py [--model M] [--shape toy|library|both] [--min-cached N]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
-import io
 import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from bench import llm_library as lib  # noqa: E402
 from tddgit.agent.prices import price_of  # noqa: E402
 from tests.agent.conftest import SPEC, SUB_RIGHT, SUB_TESTS  # noqa: E402
 from tests.agent.fakeapi import FakeMessagesAPI, reply, serve, tool  # noqa: E402
+from tests.agent.promptcache import PromptCache, min_cached, total_tokens  # noqa: E402
 from tests.conftest import GitRepo, isolated_git  # noqa: E402
 from tests.project import CALC, start_project  # noqa: E402
 
-# The shortest prefix the API caches, per model (its prompt-caching page): a shorter
-# prefix up to a breakpoint is neither written nor read, and costs full price.
-MIN_CACHED = {
-    "claude-opus-4-5": 4096,
-    "claude-opus-4-6": 4096,
-    "claude-haiku-4-5": 4096,
-    "claude-3-5-haiku": 2048,
-}
-MIN_DEFAULT = 1024  # Sonnet 4.x, Opus 4.0/4.1, Sonnet 3.7
-
-
-def min_cached(model: str) -> int:
-    return next((n for m, n in MIN_CACHED.items() if model.startswith(m)), MIN_DEFAULT)
-
-
-WRONG = CALC + "\n\ndef sub(a, b):\n    return a + b\n"
-REFACTORED = SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")
 # A big module a long session reads again and again (the issue's 95 KB file, smaller).
 BIG = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(900))
+
+
+Call = tuple[str, dict[str, str]]
+
+
+def _write(path: str, content: str) -> Call:
+    return ("write_file", {"path": path, "content": content})
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A project and the change asked of it: what the scripted model writes and reads."""
+
+    name: str
+    files: dict[str, str]
+    spec: tuple[str, str]  # path, text
+    tests: tuple[str, str]  # the red's test file: path, text
+    prod: str  # the module green and refactor change
+    # the model's changes to it, each a tool call (name, input): a first wrong try, the
+    # right change, the change from the wrong try to the right one, the refactor
+    wrong: Call
+    right: Call
+    fix: Call
+    refactor: Call
+    existing_test: str  # what an exploring model reads first
+    big: tuple[str, str]  # the big file a long session re-reads: path, text
+
+
+TOY = Shape(
+    "toy (calc.py)",
+    {},
+    ("specs/sub.yaml", SPEC),
+    ("tests/test_sub.py", SUB_TESTS),
+    "calc.py",
+    _write("calc.py", CALC + "\n\ndef sub(a, b):\n    return a + b\n"),
+    _write("calc.py", SUB_RIGHT),
+    _write("calc.py", SUB_RIGHT),
+    _write(
+        "calc.py", SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")
+    ),
+    "tests/test_calc.py",
+    ("helpers.py", BIG),
+)
+LIBRARY = Shape(
+    "library (src layout)",
+    lib.FILES,
+    ("specs/allocate.yaml", lib.SPEC),
+    ("tests/test_allocate.py", lib.TESTS),
+    "src/centsplit/amounts.py",
+    # a module of this size is edited in place, not written whole
+    ("edit_file", lib.EDIT_WRONG),
+    ("edit_file", lib.EDIT_RIGHT),
+    ("edit_file", lib.EDIT_FIX),
+    ("edit_file", lib.EDIT_REFACTOR),
+    "tests/test_amounts.py",
+    ("src/centsplit/rates.py", lib.RATES),
+)
 
 
 def _t(path: str, content: str) -> dict[str, Any]:
@@ -75,106 +120,77 @@ def _f(summary: str) -> dict[str, Any]:
     return reply(tool("finish", summary=summary))
 
 
+def _c(call: Call) -> dict[str, Any]:
+    return reply(tool(call[0], **call[1]))
+
+
 def _r(path: str) -> dict[str, Any]:
     return reply(tool("read_file", path=path))
 
 
-def sessions() -> dict[str, list[list[dict[str, Any]]]]:
+def sessions(shape: Shape) -> dict[str, list[list[dict[str, Any]]]]:
     """name -> the scripted replies of each phase (red, green, refactor)."""
+    test_path, test_text = shape.tests
+    prod, big = shape.prod, shape.big[0]
     direct = [
-        [_t("tests/test_sub.py", SUB_TESTS), _f("tests")],
-        [_t("calc.py", SUB_RIGHT), _f("sub")],
-        [_t("calc.py", REFACTORED), _f("named")],
+        [_t(test_path, test_text), _f("tests")],
+        [_c(shape.right), _f("sub")],
+        [_c(shape.refactor), _f("named")],
     ]
     exploring = [
         [
             reply(tool("list_files")),
-            _r("calc.py"),
-            _r("tests/test_calc.py"),
-            _t("tests/test_sub.py", SUB_TESTS),
+            _r(prod),
+            _r(shape.existing_test),
+            _t(test_path, test_text),
             reply(tool("run_tests")),
             _f("tests"),
         ],
         [
-            _r("tests/test_sub.py"),
-            _r("calc.py"),
-            _t("calc.py", WRONG),
+            _r(test_path),
+            _r(prod),
+            _c(shape.wrong),
             reply(tool("run_tests")),
-            _t("calc.py", SUB_RIGHT),
+            _c(shape.fix),
             reply(tool("run_tests")),
             _f("sub"),
         ],
-        [_r("calc.py"), _t("calc.py", REFACTORED), reply(tool("run_tests")), _f("named")],
+        [_r(prod), _c(shape.refactor), reply(tool("run_tests")), _f("named")],
     ]
     long = [
-        [
-            reply(tool("list_files")),
-            _r("helpers.py"),
-            _r("calc.py"),
-            _r("helpers.py"),
-            *exploring[0][2:],
-        ],
-        [_r("helpers.py"), *exploring[1][:4], _r("helpers.py"), *exploring[1][4:]],
-        [_r("helpers.py"), _r("calc.py"), _r("helpers.py"), *exploring[2][1:]],
+        [reply(tool("list_files")), _r(big), _r(prod), _r(big), *exploring[0][2:]],
+        [_r(big), *exploring[1][:4], _r(big), *exploring[1][4:]],
+        [_r(big), _r(prod), _r(big), *exploring[2][1:]],
     ]
     return {"direct": direct, "exploring": exploring, "long (big file re-read)": long}
 
 
-def tokens(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False)) // 4 + 1
-
-
-def _strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
-
-
-def _pieces(body: dict[str, Any]) -> list[tuple[Any, bool]]:
-    """The body in the API's cache order (tools, system, messages' blocks), each piece
-    with whether a breakpoint ends it."""
-    out: list[tuple[Any, bool]] = [(t, "cache_control" in t) for t in body["tools"]]
-    system = body["system"]
-    blocks = system if isinstance(system, list) else [{"type": "text", "text": system}]
-    out += [(b, "cache_control" in b) for b in blocks]
-    for message in body["messages"]:
-        content = message["content"]
-        if isinstance(content, str):
-            out.append(({"role": message["role"], "text": content}, False))
-            continue
-        out += [(b, isinstance(b, dict) and "cache_control" in b) for b in content]
-    return out
-
-
-def price_session(bodies: list[dict[str, Any]], outputs: list[int], model: str) -> dict[str, Any]:
+def price(model: str, usage: dict[str, int]) -> float:
     p_in, p_out, p_read, p_write = price_of(model) or (3.0, 15.0, 0.3, 3.75)
-    minimum = min_cached(model)
-    cache: set[str] = set()
+    return (
+        usage["input_tokens"] * p_in
+        + usage["output_tokens"] * p_out
+        + usage["cache_read_input_tokens"] * p_read
+        + usage["cache_creation_input_tokens"] * p_write
+    ) / 1e6
+
+
+def price_session(requests: list[Any], model: str) -> dict[str, Any]:
+    """Before: every request's tokens at full input price (no breakpoint); after: the
+    usage the fake server answered, counted by the API's caching rules."""
     before = after = 0.0
     inp = read = write = 0
-    for body, out in zip(bodies, outputs, strict=True):
-        total = tokens(_strip(body["messages"])) + tokens(_strip(body["tools"]))
-        total += tokens(_strip(body["system"]))
-        before += (total * p_in + out * p_out) / 1e6
-        digest = hashlib.sha256()
-        size = 0
-        cached = last = 0
-        for piece, breakpoint in _pieces(body):
-            stripped = _strip(piece)
-            digest.update(json.dumps(stripped, sort_keys=True).encode())
-            size += tokens(stripped)
-            key = digest.hexdigest()
-            if key in cache:  # the API looks for a cached prefix at any earlier block
-                cached = size
-            if breakpoint and size >= minimum:
-                cache.add(key)  # written only at a breakpoint
-                last = size
-        r, w = min(cached, last), max(0, last - cached)
-        i = max(0, total - r - w)
-        inp, read, write = inp + i, read + r, write + w
-        after += (i * p_in + r * p_read + w * p_write + out * p_out) / 1e6
+    for request in requests:
+        usage = request.usage
+        if usage is None:  # an error answer: nothing billed
+            continue
+        full = {**usage, "input_tokens": total_tokens(request.body)}
+        full.update(cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        before += price(model, full)
+        after += price(model, usage)
+        inp += usage["input_tokens"]
+        read += usage["cache_read_input_tokens"]
+        write += usage["cache_creation_input_tokens"]
     return {
         "input": inp,
         "cache_read": read,
@@ -240,7 +256,7 @@ def answered_by_context(bodies: list[dict[str, Any]]) -> int:
 
 
 @contextlib.contextmanager
-def project() -> Iterator[GitRepo]:
+def project(shape: Shape) -> Iterator[GitRepo]:
     base = Path(tempfile.mkdtemp(prefix="bench-llm-"))
     home = base / "home"
     home.mkdir()
@@ -249,10 +265,15 @@ def project() -> Iterator[GitRepo]:
             repo = GitRepo(base / "shop")
             repo.root.mkdir()
             repo.git("init", "-q")
-            start_project(repo)
-            repo.write("helpers.py", BIG, dedent=False)
-            repo.write("specs/sub.yaml", SPEC, dedent=False)
-            files = ["helpers.py", "specs/sub.yaml"]
+            if shape.files:
+                for path, text in shape.files.items():
+                    repo.write(path, text, dedent=False)
+                repo.commit("start", *shape.files)
+            else:
+                start_project(repo)
+            repo.write(shape.big[0], shape.big[1], dedent=False)
+            repo.write(*shape.spec, dedent=False)
+            files = [shape.big[0], shape.spec[0]]
             if shutil.which("bwrap") is None:
                 repo.write(".tddgit.yaml", "llm:\n  sandbox: 'off'\n", dedent=False)
                 files.append(".tddgit.yaml")
@@ -262,52 +283,89 @@ def project() -> Iterator[GitRepo]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def run_session(api: FakeMessagesAPI, phases: list[list[dict[str, Any]]]) -> tuple[int, bool]:
+def run_session(
+    api: FakeMessagesAPI,
+    shape: Shape,
+    phases: list[list[dict[str, Any]]],
+    model: str,
+    with_spec: bool = False,
+) -> tuple[bool, float]:
+    """Run the phases; whether each held, and the cost tddgit itself reported (its
+    evidence's ``cost_usd``, from the usage the fake server answered)."""
     from tddgit.cli import run
 
-    held = True
-    with project() as repo:
+    held, reported = True, 0.0
+    with project(shape) as repo:
         for name, script in zip(("red", "green", "refactor"), phases, strict=True):
             api.push(*script)
-            args = ["-C", str(repo.root), "generate", name, "--commit", "-m", name]
-            if name == "red":
-                args.insert(4, "specs/sub.yaml")
-            with (
-                contextlib.redirect_stdout(io.StringIO()),
-                contextlib.redirect_stderr(io.StringIO()) as err,
-            ):
-                code = run(args)
+            args = ["-C", str(repo.root), "generate", name, "--commit", "-m", name, "--json"]
+            args += ["--model", model]
+            if name == "red" or with_spec:  # a cycle gives every phase the spec
+                args.insert(4, shape.spec[0])
+            # real files: a commit hands git the streams' descriptors
+            with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    code = run(args)
+                out.seek(0)
+                err.seek(0)
+                said, complaint = out.read(), err.read()
             if code != 0:
                 held = False
-                print(f"  {name} did not hold: {err.getvalue().strip().splitlines()[-1:]}")
-    return len(api.requests), held
+                print(f"  {name} did not hold: {complaint.strip().splitlines()[-1:]}")
+                continue
+            reported += json.loads(said)["agent"]["cost_usd"] or 0.0
+    return held, reported
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="claude-sonnet-4-6")
-    args = parser.parse_args()
-    if shutil.which("bwrap") is None:
-        print("no bubblewrap: the sessions run with llm.sandbox off")
-    print(f"prompt caching, replayed ({args.model}; ~4 chars per token)")
+def table(shape: Shape, model: str, minimum: int, with_spec: bool) -> list[float]:
+    how = (
+        "the spec in every phase, as `tddgit cycle` sends it"
+        if with_spec
+        else ("`generate red SPEC`, then `generate green`, `generate refactor`")
+    )
+    print(f"\n{shape.name}: {how}")
     print(f"{'session':<26}{'turns':>6}{'w/ ctx':>7}{'input':>9}{'c.read':>9}{'c.write':>9}"
           f"{'before $':>11}{'after $':>10}{'after/before':>14}")  # fmt: skip
     ratios = []
-    for name, phases in sessions().items():
+    for name, phases in sessions(shape).items():
         for api in serve():
+            api.cache = PromptCache(minimum)
             os.environ["ANTHROPIC_BASE_URL"] = api.url
             os.environ["ANTHROPIC_API_KEY"] = "bench-key-not-secret"
-            turns, held = run_session(api, phases)
-            bodies = [r.body for r in api.requests]
-            outputs = [tokens(s["content"]) for p in phases for s in p]
-            priced = price_session(bodies, outputs, args.model)
-            spared = answered_by_context(bodies)
+            held, reported = run_session(api, shape, phases, model, with_spec)
+            requests = list(api.requests)
+        priced = price_session(requests, model)
+        if abs(reported - priced["after"]) > 1e-5 * len(requests):
+            print(
+                f"  tddgit reported ${reported:.4f}, the fake server's usage ${priced['after']:.4f}"
+            )
+        turns = len(requests)
+        spared = answered_by_context([r.body for r in requests])
         ratio = priced["after"] / priced["before"]
         ratios.append(ratio)
         print(f"{name:<26}{turns:>6}{turns - spared:>7}{priced['input']:>9}{priced['cache_read']:>9}"
               f"{priced['cache_write']:>9}{priced['before']:>11.4f}{priced['after']:>10.4f}"
               f"{ratio:>13.0%}{'' if held else '  (a phase did not hold)'}")  # fmt: skip
-    print(f"worst after/before: {max(ratios):.0%} (target <= 50%)")
+    return ratios
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="claude-sonnet-4-6")
+    parser.add_argument("--min-cached", type=int, default=None, metavar="TOKENS",
+                        help="the shortest cacheable prefix (default: the model's, as documented)")  # fmt: skip
+    parser.add_argument("--shape", choices=("toy", "library", "both"), default="both")
+    args = parser.parse_args()
+    minimum = args.min_cached or min_cached(args.model)
+    if shutil.which("bwrap") is None:
+        print("no bubblewrap: the sessions run with llm.sandbox off")
+    print(f"prompt caching, replayed ({args.model}; ~4 chars per token; "
+          f"prefixes under {minimum} tokens are not cached)")  # fmt: skip
+    shapes = {"toy": [TOY], "library": [LIBRARY], "both": [TOY, LIBRARY]}[args.shape]
+    for shape in shapes:
+        for with_spec in (False, True):
+            ratios = table(shape, args.model, minimum, with_spec)
+            print(f"worst after/before: {max(ratios):.0%} (target <= 50%)")
 
 
 if __name__ == "__main__":

@@ -3,20 +3,24 @@ turns exploring: a bounded map of the tracked files, the runner and its configur
 existing test file as the style to follow, and the import path rules. Every path is
 repo-relative; every file passes the sandbox's rules (secrets, size).
 
-Two parts, for prompt caching: what stays true across the phases of a cycle (runner,
-imports, the style example) goes into the system prompt's shared block, so a green reads
-from the cache what its red wrote; the map, which the red's new test file changes, goes
-into the first message."""
+Two parts, for prompt caching: what stays true across the phases of a cycle goes into the
+system prompt's shared block, so a green reads from the cache what its red wrote; what
+changed since goes into the phase's first message. The cycle's part is taken at the commit
+the cycle started from (``base``): the runner, the imports, the map of the files tracked
+there, and the style example (chosen among, and read as, the test files there). So the
+red's new test file changes neither the map nor the example; the first message names it
+("since the cycle started: added tests/test_x.py")."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
-from tddgit.agent.sandbox import Denied, Sandbox
+from tddgit.agent.sandbox import Denied, Sandbox, find_secret
 from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.paths import Kind
+from tddgit.staged import read_blob, tree_of
 
 MAX_MAP = 120  # paths listed in the map, at most; the rest summarised by directory
 MAX_STYLE = 4000  # bytes of the example test file
@@ -24,14 +28,20 @@ MAX_STYLE = 4000  # bytes of the example test file
 
 @dataclass(frozen=True)
 class ProjectContext:
-    stable: str  # runner, test files, imports, the style example: the same all cycle long
-    layout: str  # the map of the tracked files
+    stable: str  # runner, imports, the map, the style example: the same all cycle long
+    layout: str  # the files added or removed since the cycle started ("" when none)
 
 
-def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> ProjectContext:
+def project_context(
+    repo: Repo, config: Config, sandbox: Sandbox, base: str | None = None
+) -> ProjectContext:
     tracked = [p for p in repo.git("ls-files", "-z").split("\0") if p]
     visible = list(sandbox.listable(tracked))
-    layout = "Project (paths relative to the repository root):\n" + tree_map(visible)
+    then = visible
+    if base is not None:
+        at_base = repo.git("ls-tree", "-r", "-z", "--name-only", base).split("\0")
+        then = list(sandbox.listable(p for p in at_base if p))
+    layout = _since(then, visible)
     runner = config.runner
     if runner == "auto":
         from tddgit.runners import detect_runner
@@ -52,11 +62,25 @@ def project_context(repo: Repo, config: Config, sandbox: Sandbox) -> ProjectCont
         )
     else:
         parts.append("Imports: the repository root is on the import path (`import module`).")
-    style = _style_example(visible, sandbox)
+    parts.append("Project (paths relative to the repository root):\n" + tree_map(then))
+    style = _style_example(repo, then, sandbox, base)
     if style:
         rel, text = style
         parts.append(f"An existing test file, the style to follow ({rel}):\n```\n{text}\n```")
     return ProjectContext("\n\n".join(parts), layout)
+
+
+def _since(then: list[str], now: list[str]) -> str:
+    """What the map (taken as the cycle started) no longer shows, bounded like the map."""
+    before, after = set(then), set(now)
+    added = [p for p in now if p not in before]
+    removed = [p for p in then if p not in after]
+    lines = []
+    if added:
+        lines.append("Added since the cycle started:\n" + tree_map(added, MAX_MAP // 4))
+    if removed:
+        lines.append("Removed since the cycle started:\n" + tree_map(removed, MAX_MAP // 4))
+    return "\n\n".join(lines)
 
 
 def tree_map(paths: list[str], limit: int = MAX_MAP) -> str:
@@ -69,13 +93,30 @@ def tree_map(paths: list[str], limit: int = MAX_MAP) -> str:
     return "\n".join(shown) + f"\n… {len(paths) - limit} more files: {summary}"
 
 
-def _style_example(paths: list[str], sandbox: Sandbox) -> tuple[str, str] | None:
+def _style_example(
+    repo: Repo, paths: list[str], sandbox: Sandbox, base: str | None
+) -> tuple[str, str] | None:
+    """The first small test file of ``paths`` (the files tracked at ``base``), read as it
+    was at ``base``."""
     tests = [p for p in paths if sandbox.classifier.kind(p) is Kind.TEST]
+    tree = tree_of(repo, base) if base else None
     for rel in sorted(tests, key=lambda p: (p.count("/"), p)):
         try:
-            _, text = sandbox.read_text(rel)
+            _, text = sandbox.read_text(rel)  # the sandbox's rules: name, size, secrets
+            if tree is not None:
+                text = _as_at(repo, tree, rel, text)
         except Denied:
             continue
         if text.strip() and len(text.encode()) <= MAX_STYLE:
             return rel, text.rstrip()
     return None
+
+
+def _as_at(repo: Repo, tree: str, rel: str, text: str) -> str:
+    """``rel`` as it was in ``tree`` (the red may have added tests to it since), checked
+    for secrets as the file read now was."""
+    data = read_blob(repo, tree, rel)
+    old = data.decode("utf-8", "replace") if data is not None else text
+    if old != text and (b"\0" in old.encode()[:8192] or find_secret(old) is not None):
+        raise Denied(f"{rel}: as it was, it is not sent")
+    return old

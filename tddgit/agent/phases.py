@@ -33,7 +33,7 @@ RED = Phase(
     "tests (the implementation comes in the green step)",
     stubs=frozenset({Kind.PRODUCTION}),
     task=(
-        "Write the failing tests for the specification below: the red step of test-driven "
+        "Write the failing tests for the specification above: the red step of test-driven "
         "development. The implementation does not exist yet, so each new test must fail for "
         "the right reason: an assertion, or the missing project feature (an ImportError or "
         "AttributeError of the project's own code) - never a syntax error, a broken fixture "

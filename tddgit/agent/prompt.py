@@ -13,9 +13,13 @@ from tddgit.paths import matches
 from tddgit.spec import Spec, TaskScope
 
 
-def system_prompt(phase: Phase, test_globs: Sequence[str], project: str = "") -> tuple[str, str]:
-    """Two blocks: what every phase of a cycle shares (who the model is, the rules, what
-    stays true of the ``project``), cached once for the cycle; then this phase's task."""
+def system_prompt(
+    phase: Phase, test_globs: Sequence[str], project: str = "", spec: str = ""
+) -> tuple[str, ...]:
+    """What every phase of a cycle shares (who the model is, the rules, what stays true of
+    the ``project``), cached once for the cycle; then the rendered ``spec`` when there is
+    one (a cycle gives it to every phase: cached after the first block, so a ``generate``
+    without a spec still shares the first); then this phase's task."""
     if phase.name == "red":
         steps = (
             "Work in small steps: look at the project's layout and existing tests first, "
@@ -39,7 +43,7 @@ def system_prompt(phase: Phase, test_globs: Sequence[str], project: str = "") ->
         *([f"The project:\n\n{project}"] if project else []),
     ]
     own = [phase.task, *([naming] if phase.name == "red" else []), phase.done_when, steps]
-    return "\n\n".join(shared), "\n\n".join(own)
+    return ("\n\n".join(shared), *([spec] if spec else []), "\n\n".join(own))
 
 
 def first_message(spec: Spec | None, context: Sequence[tuple[str, str]], intro: str = "") -> str:

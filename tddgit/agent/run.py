@@ -25,7 +25,7 @@ from tddgit.agent.loop import HOLDS, Conversation, LoopEnd, Progress, run_loop
 from tddgit.agent.phases import Phase
 from tddgit.agent.prices import PRICES_AS_OF, estimate_cost, price_of
 from tddgit.agent.prices import configure as configure_prices
-from tddgit.agent.prompt import check_sendable, first_message, system_prompt
+from tddgit.agent.prompt import check_sendable, first_message, render_spec, system_prompt
 from tddgit.agent.providers import make_provider
 from tddgit.agent.sandbox import Denied, Sandbox
 from tddgit.agent.secrets import secret_values
@@ -158,8 +158,13 @@ def run_phase(
     provider = make_provider(settings, progress)  # no key: a usage error before anything is written
     workspace = Workspace(repo)
     bench = Bench(repo, config, phase, sandbox, workspace, start.targets, Census(workspace))
-    known = project_context(repo, config, sandbox)
-    system = system_prompt(phase, config.globs("test_globs"), sandbox.scrub(known.stable))
+    # the red starts the cycle: its project is HEAD's, as the green and refactor will see it
+    base = repo.head() if phase.name == "red" else start.base
+    known = project_context(repo, config, sandbox, base)
+    spec_text = sandbox.scrub(render_spec(options.spec)) if options.spec else ""
+    system = system_prompt(
+        phase, config.globs("test_globs"), sandbox.scrub(known.stable), spec_text
+    )
     conversation = Conversation(system)
     intro = ""
     if phase.name == "green":
@@ -169,8 +174,9 @@ def run_phase(
     elif phase.name == "refactor":
         side = "tests" if Kind.TEST in phase.writable else "production"
         intro = refactor_message(repo, start, side)
-    first = first_message(options.spec, context, intro)
-    first += "\n\n" + known.layout
+    first = first_message(None, context, intro)  # the spec is in the system prompt
+    first = first or f"Begin the {phase.name} step described above."  # never an empty block
+    first += f"\n\n{known.layout}" if known.layout else ""
     conversation.messages.append({"role": "user", "content": sandbox.scrub(first)})
     transcript = Transcript(repo)
     transcript.record(

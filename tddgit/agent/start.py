@@ -28,6 +28,7 @@ class Start:
     targets: tuple[str, ...] = ()  # the open red's tests (green)
     test_files: tuple[tuple[str, str], ...] = ()  # the red's test files (path, text)
     last_step: str = ""  # the commit the step follows (refactor)
+    base: str | None = None  # the commit the cycle started from (the parent of its red)
 
 
 def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
@@ -40,8 +41,9 @@ def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
     rule = allowed(state, phase)
     if rule is not None:
         raise Refused(f"{rule}: {TRANSITION_TEXT[rule]}", FIXES.get(rule))
+    base = cycle_base(repo, head, scope)
     if phase != "green":
-        return Start(last_step=state.phase_commit or "")
+        return Start(last_step=state.phase_commit or "", base=base)
     targets: list[str] = []
     files: dict[str, str] = {}
     head_tree = tree_of(repo, head) if state.open_reds else ""
@@ -58,7 +60,31 @@ def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
             data = read_blob(repo, head_tree, path)
             if data is not None:
                 files[path] = data.decode("utf-8", "replace")
-    return Start(tuple(targets), tuple(files.items()))
+    return Start(tuple(targets), tuple(files.items()), base=base)
+
+
+def cycle_base(repo: Repo, head: str | None, scope: Scope | None = None) -> str | None:
+    """The commit the open cycle started from: the first parent of its first red (green:
+    the open red's; refactor: the red its green closed). What the project looked like
+    there is what every phase of the cycle is told, byte for byte, so the phases share a
+    cached prefix (a red's new test file does not become the green's style example). None
+    when the lineage names no red (or the red is a root commit)."""
+    commit = head
+    for _ in range(64):  # a refactor after refactors: each step back is one lineage read
+        if commit is None:
+            return None
+        state = state_at(repo, commit, scope)
+        if state.open_reds:
+            return _parent(repo, state.open_reds[0])
+        if state.phase_commit is None:
+            return None
+        commit = _parent(repo, state.phase_commit)  # the state before that step
+    return None
+
+
+def _parent(repo: Repo, commit: str) -> str | None:
+    proc = repo.run("rev-parse", "-q", "--verify", f"{commit}^1", check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
 def green_message(repo: Repo, config: Config, start: Start) -> str:

@@ -5,6 +5,11 @@ to ``/v1/messages`` takes the next scripted answer: a message (HTTP 200) or a
 :class:`Status` (an error status with the API's error body and ``retry-after: 0`` unless
 the script says otherwise, so retries do not sleep). A request after the script ran out gets a 500 that says so
 (with ``x-should-retry: false``), which fails the test loudly.
+
+With a :class:`PromptCache` set (``api.cache``), each message's ``usage`` is the API's
+prompt-caching accounting of the request (tests/agent/promptcache.py): input tokens, cache
+reads and writes as the real API would count them, output tokens estimated from the
+scripted content; more than four breakpoints is the API's 400.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.agent.promptcache import PromptCache, TooManyBreakpoints
+from tests.agent.promptcache import tokens as estimate
 
 _ids = itertools.count(1)
 
@@ -33,6 +41,7 @@ class Recorded:
     path: str
     headers: dict[str, str]
     raw: bytes
+    usage: dict[str, int] | None = None  # what the answer's usage said (with api.cache)
 
     @property
     def body(self) -> dict[str, Any]:
@@ -45,6 +54,7 @@ class FakeMessagesAPI:
     script: list[dict[str, Any] | Status] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     url: str = ""
+    cache: PromptCache | None = None  # set: usage follows the API's caching rules
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def push(self, *answers: dict[str, Any] | Status) -> None:
@@ -108,9 +118,8 @@ def _handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length)
-            api.requests.append(
-                Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
-            )
+            record = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+            api.requests.append(record)
             answer = api.next_answer() if self.path.split("?")[0] == "/v1/messages" else None
             if answer is None:
                 exhausted = _error("api_error", "fake server: no scripted answer left")
@@ -118,6 +127,15 @@ def _handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
             elif isinstance(answer, Status):
                 headers = {} if answer.retry_after is None else {"retry-after": answer.retry_after}
                 self._send(answer.code, _error(answer.kind, answer.message), headers)
+            elif api.cache is not None:
+                try:
+                    usage = api.cache.usage(json.loads(raw))
+                except TooManyBreakpoints as exc:
+                    self._send(400, _error("invalid_request_error", str(exc)), {})
+                    return
+                usage["output_tokens"] = estimate(answer["content"])
+                record.usage = usage
+                self._send(200, {**answer, "usage": usage}, {})
             else:
                 self._send(200, answer, {})
 

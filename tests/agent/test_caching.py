@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 from tests.agent.conftest import SUB_RIGHT, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, tool
+from tests.agent.promptcache import PromptCache, blocks, strip, tokens
 from tests.agent.test_generate_red import TEST_SUB
 from tests.conftest import GitRepo
 
@@ -40,12 +41,16 @@ def test_requests_carry_a_moving_breakpoint_and_usage_counts_the_cache(
     assert code == 0, out + err
     for n, request in enumerate(fake_api.requests, 1):
         body = request.body
+        # the shared block, then the spec (a cycle's phases share both), then the task
+        assert len(body["system"]) == 3 and "TC-1" in body["system"][1]["text"]
         assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
-        assert marks(body["system"][1:]) == 0
-        assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+        assert body["system"][1]["cache_control"] == {"type": "ephemeral"}
+        assert marks(body["system"][2:]) == 0
+        # the tools, below every minimum alone, take the breakpoint left over, if any
+        assert marks(body["tools"]) == (1 if n == 1 else 0)
         assert marks(body["tools"][:-1]) == 0
-        # the first message (spec, project map) is cached from the first request on, so
-        # the second reads it; the moving breakpoint ends the conversation
+        # the first message (the phase's own start) is cached from the first request on,
+        # so the second reads it; the moving breakpoint ends the conversation
         assert "cache_control" in body["messages"][0]["content"][-1]
         assert "cache_control" in body["messages"][-1]["content"][-1]
         assert marks(body["messages"]) == (1 if n == 1 else 2)
@@ -94,4 +99,72 @@ def test_the_cached_prefix_is_shared_by_the_phases_of_a_cycle(
     assert red["system"][0] == green["system"][0]
     assert "runner: pytest" in red["system"][0]["text"]
     assert "tests/test_calc.py" in red["system"][0]["text"]  # the style to follow
-    assert "red step" in red["system"][1]["text"] and "green step" in green["system"][1]["text"]
+    assert "red step" in red["system"][-1]["text"] and "green step" in green["system"][-1]["text"]
+
+
+def test_the_style_example_stays_the_same_when_the_red_adds_a_test_file_sorting_first(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """The style to follow is part of the cross-phase prefix: a red whose new test file
+    sorts before the existing one must not make it the green's and refactor's example
+    (the prefix would differ in every phase, and the green would be shown its own target
+    as "the style to follow")."""
+    fake_api.cache = PromptCache(minimum=256)
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_basic_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    fake_api.push(
+        reply(tool("write_file", path="calc.py", content=SUB_RIGHT)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = generate(project, "--commit", "-m", "green: sub", phase="green")
+    assert code == 0, out + err
+    fake_api.push(reply(tool("finish", summary="nothing to improve")))
+    code, out, err = generate(project, "--commit", "-m", "refactor", phase="refactor")
+    red, green, refactor = (fake_api.requests[n] for n in (0, 2, 4))
+    assert "(tests/test_calc.py)" in red.body["system"][0]["text"]
+    # the map is the cycle's too; the green is told what the red added
+    assert "tests/test_basic_sub.py" not in red.body["system"][0]["text"]
+    assert "Added since the cycle started:\ntests/test_basic_sub.py" in said(
+        green.body["messages"][0]
+    )
+    assert green.body["system"][0] == red.body["system"][0]
+    assert refactor.body["system"][0] == red.body["system"][0]
+    # so the green's first request reads the tools and the shared block the red wrote
+    shared = blocks(red.body)[: len(red.body["tools"]) + 1]
+    assert green.usage is not None
+    assert green.usage["cache_read_input_tokens"] >= sum(tokens(strip(b)) for b, _ in shared)
+
+
+def test_a_cycle_s_phases_share_the_spec_in_the_cached_prefix(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """A cycle gives the spec to every phase: it sits after the shared block with a
+    breakpoint of its own, so the green's first request reads the tools, the shared block
+    and the spec the red wrote; the phase's task comes after."""
+    fake_api.cache = PromptCache(minimum=256)
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    fake_api.push(
+        reply(tool("write_file", path="calc.py", content=SUB_RIGHT)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = generate(
+        project, "specs/sub.yaml", "--commit", "-m", "green: sub", phase="green"
+    )
+    assert code == 0, out + err
+    red, green = fake_api.requests[0], fake_api.requests[2]
+    assert [b["text"] for b in green.body["system"][:2]] == [
+        b["text"] for b in red.body["system"][:2]
+    ]
+    assert "Specification SPEC-SUB" in green.body["system"][1]["text"]
+    shared = blocks(red.body)[: len(red.body["tools"]) + 2]
+    assert green.usage is not None
+    assert green.usage["cache_read_input_tokens"] >= sum(tokens(strip(b)) for b, _ in shared)

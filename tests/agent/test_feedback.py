@@ -104,12 +104,12 @@ def test_the_first_message_carries_the_project_up_front(
     generate(project, "specs/sub.yaml")
     body = fake_api.requests[0].body
     first = said(body["messages"][0])
-    assert "Project (paths relative to the repository root):" in first
-    assert "calc.py" in first and ".env" not in first
     shared = body["system"][0]["text"]  # what stays true all cycle long: cached once
+    assert "Project (paths relative to the repository root):" in shared
+    assert "calc.py" in shared and ".env" not in shared + first
     assert "runner: pytest" in shared
     assert "Imports: the repository root is on the import path" in shared
     assert "the style to follow (tests/test_calc.py)" in shared
-    assert "more files: data/ (" in first  # bounded: the rest summarised
+    assert "more files: data/ (" in shared  # bounded: the rest summarised
     listing = fake_api.tool_results(2)[0]["content"]
     assert len(listing.splitlines()) < 310 and "list a subdirectory" in listing

@@ -65,7 +65,10 @@ def test_a_red_that_holds_at_the_first_finish_is_staged_with_its_evidence(
         "run_tests",
         "finish",
     ]
-    assert "TC-1" in said(first.body["messages"][0])
+    # the spec is in the system prompt, after the block every phase shares (a cycle gives
+    # it to every phase); the first message starts the step
+    assert "TC-1" in first.body["system"][1]["text"]
+    assert said(first.body["messages"][0]) == "Begin the red step described above."
     listing = fake_api.tool_results(2)[0]["content"]
     assert "calc.py" in listing and "specs/sub.yaml" in listing
     assert "turn 3: finish" in err

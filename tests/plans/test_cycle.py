@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.agent.conftest import fake_api, generate, project
-from tests.agent.fakeapi import FakeMessagesAPI, reply, said, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, tool
 from tests.conftest import GitRepo
 from tests.cycle.helpers import cycle, cycle_branches, red_step, worktrees
 from tests.project import snapshot_state
@@ -65,8 +65,9 @@ def test_next_runs_the_next_task_with_its_slice_and_trailers(
     assert code == 0, out + err
     assert "cycle: plan calc, task IMPL-2 (--next): calc.mul — 1 test case, after IMPL-1" in err
     assert "approved: main fast-forwarded to tddgit/calc-IMPL-2-1" in out
-    # the model saw IMPL-2's slice of the spec, and no other task's test cases
-    first = said(fake_api.requests[0].body["messages"][0])
+    # the model saw IMPL-2's slice of the spec (the system prompt's block after the shared
+    # one, cached for the cycle's phases), and no other task's test cases
+    first = fake_api.requests[0].body["system"][1]["text"]
     assert "This cycle is one task of the plan: IMPL-2 calc.mul" in first
     assert "Test cases (1, this task's red):" in first
     assert "- TC-2.1 [mul, unit] - mul case 1" in first

@@ -62,6 +62,7 @@ class Usage:
 
 
 EPHEMERAL = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4  # the API refuses a request with more
 
 
 def _marked(message: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -107,28 +108,33 @@ class Request:
         """The request body exactly as it is sent (and recorded in the transcript), with
         the API's four prompt-caching breakpoints (``cache_control``) where they pay:
 
-        - the last tool (the same tools in every phase and project);
-        - the system prompt's first block (the rules and what stays true of the project:
-          the phases of a cycle share it, a green reads what its red wrote);
-        - the first message (the spec and the project map: the whole run's, so the second
+        - the system prompt's blocks but the last (the rules and what stays true of the
+          project; the spec, when the run has one: the phases of a cycle share them, a
+          green reads what its red wrote); the last block is the phase's own task;
+        - the first message (the phase's own start: the whole run's, so the second
           request already reads it — a run of two requests saves on both);
-        - the conversation's last block, moving with every turn.
+        - the conversation's last block, moving with every turn;
+        - the last tool, when a breakpoint is left (the tools alone, about 740 tokens,
+          are below every model's minimum: never cached by themselves).
 
         The API caches a prefix only from a minimum length (1024 tokens for most models,
         more for some): a shorter one costs what it did without a breakpoint."""
-        tools = [dict(t) for t in self.tools]
-        if tools:
-            tools[-1]["cache_control"] = dict(EPHEMERAL)
         texts = [self.system] if isinstance(self.system, str) else list(self.system)
         system: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts if t]
-        if system:
-            system[0]["cache_control"] = dict(EPHEMERAL)
+        # every block but the phase's own task (the last) is shared by several runs
+        for block in system[: max(1, len(system) - 1)]:
+            block["cache_control"] = dict(EPHEMERAL)
+        messages = _breakpoints(self.messages)
+        used = min(len(system), max(1, len(system) - 1)) + min(len(messages), 2)
+        tools = [dict(t) for t in self.tools]
+        if tools and used < MAX_BREAKPOINTS:  # the tools alone are below every minimum
+            tools[-1]["cache_control"] = dict(EPHEMERAL)
         body = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": system,
             "tools": tools,
-            "messages": _breakpoints(self.messages),
+            "messages": messages,
         }
         if self.tool_choice is not None:
             body["tool_choice"] = dict(self.tool_choice)
