@@ -11,17 +11,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tddgit.git import Repo
 
 ABSENT = "absent"
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):  # not a dataclass: cheaper to define on every hook call
     path: str  # repo-relative
     content: bytes | None  # None: the file did not exist
     mode: int | None
