@@ -71,10 +71,15 @@ def parse(text):
 def show(amount):
     return f"{amount // 100}.{amount % 100:02d}"
 '''
-# Two refactors that keep every test green and add only executed lines.
+# Two refactors that keep every test green, add only executed lines and change no
+# behaviour the tests do not pin (the guard's mutation check would say so, and rightly:
+# a `text = text.strip()` no test exercises is a behaviour change).
 REFACTORS = (
-    SOURCE.replace("    units, _, cents", "    text = text.strip()\n    units, _, cents"),
-    SOURCE.replace('f"{amount // 100}', 'f"{int(amount) // 100}'),
+    SOURCE.replace("units", "whole"),
+    SOURCE.replace(
+        '    return f"{amount // 100}.{amount % 100:02d}"',
+        '    whole, cents = divmod(amount, 100)\n    return f"{whole}.{cents:02d}"',
+    ),
 )
 
 
