@@ -19,7 +19,10 @@ Then the tree check after every tool (issue 26), on a repository of ``--files`` 
 tracked files, the session's start accepted first:
 
 - ``PostToolUse`` for a ``Bash`` call that changed nothing,
-- ``PostToolUse`` for a ``Bash`` call that changed one file (a note: accepted, no tests run),
+- ``PostToolUse`` for a ``Bash`` call that changed one file again (a tracked note, changed
+  since the first round: a free path, answered by the fast path without a look at it),
+- ``PostToolUse`` for a ``Bash`` call that wrote one new file (a note git status has not
+  listed before: the full check judges it, accepted, no tests run),
 - ``PreToolUse`` for that ``Bash`` call (the command rules; the call's start recorded).
 
 Before each timed "nothing changed" call the previous check has recorded the tree, so it
@@ -27,7 +30,7 @@ is the fast path (guard/quick.py) that answers.
 
 Prints medians, minimum and maximum (the spread shows how noisy the machine was) and the
 load average before and after. Targets: pre-write median <= 100 ms; post-write <= 1.5x the
-affected tests alone; tree check <= 50 ms with nothing changed, <= 100 ms with one file;
+affected tests alone; tree check <= 50 ms with nothing changed, <= 100 ms with one file (either row);
 pre-tool <= 100 ms.
 
     python bench/guard_latency.py [--commits 10000] [--runs 15] [--tests 40] [--files 10000]
@@ -68,10 +71,15 @@ def parse(text):
 def show(amount):
     return f"{amount // 100}.{amount % 100:02d}"
 '''
-# Two refactors that keep every test green and add only executed lines.
+# Two refactors that keep every test green, add only executed lines and change no
+# behaviour the tests do not pin (the guard's mutation check would say so, and rightly:
+# a `text = text.strip()` no test exercises is a behaviour change).
 REFACTORS = (
-    SOURCE.replace("    units, _, cents", "    text = text.strip()\n    units, _, cents"),
-    SOURCE.replace('f"{amount // 100}', 'f"{int(amount) // 100}'),
+    SOURCE.replace("units", "whole"),
+    SOURCE.replace(
+        '    return f"{amount // 100}.{amount % 100:02d}"',
+        '    whole, cents = divmod(amount, 100)\n    return f"{whole}.{cents:02d}"',
+    ),
 )
 
 
@@ -176,10 +184,12 @@ def tree_bench(files: int, runs: int) -> None:
     timed(hook, work, start)
     same = bash_payload(work, "PostToolUse", "ls")
     one = bash_payload(work, "PostToolUse", "echo x >> notes.md")
+    new = bash_payload(work, "PostToolUse", "echo x > notes-N.md")
     pre = bash_payload(work, "PreToolUse", "echo x >> notes.md")
     names = (
         "tree check, nothing changed",
-        "tree check, one file changed",
+        "tree check, a changed file changed again",
+        "tree check, one new file (full check)",
         "pre-tool, shell command",
     )
     wall: dict[str, list[float]] = {k: [] for k in names}
@@ -188,13 +198,18 @@ def tree_bench(files: int, runs: int) -> None:
     for i in range(runs + 1):
         t_same = timed(hook, work, same)
         t_pre = timed(hook, work, pre)
+        # notes.md differs from HEAD since the first round, and the full check found it
+        # free (not code): the fast path answers without a look at it (guard/quick.py)
         with (work / "notes.md").open("a") as fh:
             fh.write(f"line {i}\n")
         t_one = timed(hook, work, one)
-        if t_same[2] or t_one[2] or t_pre[2]:
-            sys.exit(f"the hook said something: {t_same[2]!r} {t_one[2]!r} {t_pre[2]!r}")
+        # a path git status has not listed before: the full check judges it
+        (work / f"notes-{i}.md").write_text("x\n")
+        t_new = timed(hook, work, new)
+        if t_same[2] or t_one[2] or t_new[2] or t_pre[2]:
+            sys.exit(f"the hook said: {t_same[2]!r} {t_one[2]!r} {t_new[2]!r} {t_pre[2]!r}")
         if i:
-            for name, t in zip(names, (t_same, t_one, t_pre), strict=True):
+            for name, t in zip(names, (t_same, t_one, t_new, t_pre), strict=True):
                 wall[name].append(t[0])
                 cpu[name].append(t[1])
     tracked = len(_git(work, "ls-files", "-z").split("\0")) - 1
@@ -202,7 +217,7 @@ def tree_bench(files: int, runs: int) -> None:
         f"tree check on {tracked} tracked files, {runs} runs; load average before "
         f"{load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)"
     )
-    for name, target in zip(names, (0.050, 0.100, 0.100), strict=True):
+    for name, target in zip(names, (0.050, 0.100, 0.100, 0.100), strict=True):
         med = statistics.median(wall[name])
         verdict = "meets" if med <= target else "MISSES"
         print(

@@ -35,6 +35,7 @@ from tddgit.guard import inflight, tree
 from tddgit.guard.model import ALLOW, CONTEXT, REVERT, Decision, Event
 
 IN_FLIGHT_SECONDS = 900  # a pre-write snapshot older than this is a tool that failed
+FREE_LIMIT = 200  # more listed paths than this: none is free (classifying them costs)
 
 
 def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
@@ -48,7 +49,7 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         if baseline or scan.fresh:
             tree.accept(scan)
             tree.save(repo, scan)
-            tree.remember(repo, scan)
+            tree.remember(repo, scan, lambda paths: free_paths(facts, paths))
             return Decision(ALLOW, "tree-accepted")
         own = {p for w in event.writes if (p := facts.relative(w.path, event.cwd))}
         begun = inflight.others(repo, event.session)
@@ -80,7 +81,7 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
         tree.accept(scan, keep)
         tree.save(repo, scan)
         if not decisions and not left:
-            tree.remember(repo, scan)
+            tree.remember(repo, scan, lambda paths: free_paths(facts, paths))
     if own:
         from tddgit.guard import snapshots
 
@@ -98,6 +99,31 @@ def check_tree(facts: Any, event: Event, *, baseline: bool = False) -> Decision:
     first = decisions[0]
     reason = "\n".join(d.reason for d in [*decisions, *told])
     return Decision(first.verdict, first.rule, reason, "; ".join(warnings), first.details)
+
+
+def free_paths(facts: Any, paths: list[str]) -> set[str]:
+    """The paths of which ``_judge`` keeps every change, whatever the content, for as long
+    as HEAD, the index and the top's configuration stay as they are: the fast path answers
+    for their changes without a look (quick.py). A subset of ``_judge``'s verdicts, read
+    from HEAD's lineage and the configuration only (not the open red's notes, the index's
+    red evidence or a snapshot): not code; a test file with no red open; production code
+    while a red is open. Never a protected path or pyproject.toml (its [tool.tddgit]), nor
+    a path of a project of its own (its configuration is not the top's)."""
+    from tddgit.guard.protect import protected
+
+    if len(paths) > FREE_LIMIT:
+        return set()
+    out = set()
+    for path in paths:
+        if protected(path) is not None or path == "pyproject.toml" or facts.at(path) is not facts:
+            continue
+        kind = facts.kind(path)
+        if kind == "test" and facts.open_red:
+            continue  # the open red's target tests may not change: judged each time
+        if kind == "production" and not facts.open_red:
+            continue  # a refactor candidate, or a write that needs a red: judged each time
+        out.add(path)
+    return out
 
 
 def ensure_baseline(facts: Any) -> None:
@@ -196,7 +222,6 @@ def _judge(facts: Any, event: Event, change: tree.Change, elsewhere: bool = Fals
     """One changed path: accepted (ALLOW) or put back (REVERT, with the reason)."""
     from tddgit.guard import snapshots
     from tddgit.guard.protect import NEXT_ASK, protected, tddgit_table
-    from tddgit.guard.rules import NEXT_RED
 
     repo = facts.repo
     path = change.path
@@ -262,6 +287,8 @@ def _judge(facts: Any, event: Event, change: tree.Change, elsewhere: bool = Fals
             # session's check judges both, taking ours out first (no blame on a guess)
             return Decision(ALLOW, "deferred")
         return _revert(facts, event, change, own, decision)
+    from tddgit.guard.rules import NEXT_RED  # only for this refusal (not on the hot path)
+
     last = f"the last step is {facts.phase}" if facts.phase else "there is no tddgit step yet"
     return _revert(
         facts,

@@ -88,15 +88,24 @@ def handle(agent: str, raw: bytes, *, dry_run: bool = False) -> tuple[Event | No
         if event.kind == OTHER:
             return event, Decision(ALLOW, "not-guarded")
         from tddgit.config import load_config
+        from tddgit.guard import quick
         from tddgit.hooks.context import discover
 
-        cwd = Path(event.cwd) if event.cwd and os.path.isdir(event.cwd) else None
-        try:
-            ctx = discover(cwd)
-        except NotARepoError:
-            return event, Decision(ALLOW, "outside-repo")
+        known = quick.found(event.cwd)
+        if known is not None:  # the fast path ran git status here: no `git rev-parse`
+            from tddgit.git import Repo
+            from tddgit.hooks.context import HookContext
+
+            root, git_dir, common, head = known
+            ctx = HookContext(Repo(Path(root), Path(git_dir), Path(common)), head)
+        else:
+            cwd = Path(event.cwd) if event.cwd and os.path.isdir(event.cwd) else None
+            try:
+                ctx = discover(cwd)
+            except NotARepoError:
+                return event, Decision(ALLOW, "outside-repo")
         config = load_config(ctx.repo.root, ctx.repo.tddgit_dir)
-        from tddgit.hooks.dispatch import CRASH_ENV
+        from tddgit.guard.quick import CRASH_ENV  # = hooks.dispatch's, without its imports
 
         if os.environ.get(CRASH_ENV) in (CRASH_NAME, "all"):
             raise RuntimeError(f"{CRASH_ENV}={os.environ[CRASH_ENV]}: simulated internal error")

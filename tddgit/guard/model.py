@@ -1,9 +1,14 @@
-"""The agent-neutral records: one hook event in, one decision out."""
+"""The agent-neutral records: one hook event in, one decision out.
+
+Named tuples, not dataclasses: every hook call defines them, and a frozen dataclass costs
+about half a millisecond to define (its methods are generated and compiled), a named tuple
+a tenth of that. Immutable either way; nothing mutates ``Decision.details`` (a shared
+empty default).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # What a hook event asks, whatever the agent calls it.
 PRE_WRITE = "pre-write"
@@ -20,16 +25,14 @@ BLOCK = "block"  # a stop refused: the agent goes on working
 CONTEXT = "context"  # session start: text for the agent
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     """One file a tool is about to write (or has written): ``path`` as the agent gave it."""
 
     path: str
     action: str = "update"  # add | update | delete
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     agent: str
     kind: str
     native: str  # the agent's own event name
@@ -41,15 +44,14 @@ class Event:
     command: str = ""  # a shell tool's command line (pre-write: the command rules)
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     verdict: str
     rule: str
     reason: str = ""
     # a line for the person watching (a fail-open warning, a measurement that could not be
     # made); it never changes the verdict
     warning: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = {}  # noqa: RUF012 - read only (see above)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.verdict, "rule": self.rule, "reason": self.reason}
@@ -60,8 +62,7 @@ class Decision:
         return out
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     """What the hook process says back to the agent."""
 
     stdout: str = ""

@@ -11,6 +11,15 @@ number is the same, the full check would find nothing new either, and the answer
 agents' "allow" (silence, exit 0). git's index stat cache vouches for the paths it does not
 list (clean, so at HEAD's content, which is what the guard accepts for them).
 
+A listed path the full check found *free* is the exception: one whose every change it keeps
+whatever the content, for as long as HEAD, the index and the configuration stay as they are
+(``aftertool.free_paths``: not code, a test file with no red open, production code while a
+red is open). Its stat is not compared, so an agent editing notes, tests or the open red's
+code keeps getting the fast answer. The ledger is left as it was: the next full check sees
+the change and keeps it then (the verdict cannot differ). The configuration files of the
+top (``CONFIG_FILES``) are stat-ed with the listed paths, so a change to them (ignored by
+git, say) falls through.
+
 Anything else falls through to the full check, which records a new state when it can: no
 record, another status (a new, deleted, staged or chmod-ed file, HEAD moved), another stat,
 a listed file whose mtime or ctime is not older than the record (git's "racily clean" rule:
@@ -39,7 +48,9 @@ STATUS = (
     "--no-renames",
     "--ignore-submodules=all",
 )
-MAGIC = b"tddgit-guard-quick 1\n"
+MAGIC = b"tddgit-guard-quick 2\n"
+# what decides whether a path is free (config.find_config_file's sources at the top)
+CONFIG_FILES = (b".tddgit.yaml", b".tddgit.yml", b"pyproject.toml")
 # the post-tool events of each agent (tests/guard/test_quick.py holds them to the adapters)
 POST_EVENTS = {
     "claude-code": ("PostToolUse", "PostToolUseFailure"),
@@ -49,6 +60,7 @@ POST_EVENTS = {
 }
 # set to force the full check (tests compare both; a person can rule the fast path out)
 FULL_ENV = "TDDGIT_GUARD_FULL"
+CRASH_ENV = "TDDGIT_HOOK_TEST_CRASH"  # the hooks' test seam (= tddgit.hooks.dispatch's)
 # a redirected repository, or the crash seam of the full path: the full path handles them
 _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
 _OUTSTANDING = (".blob", ".pending")  # a pre-write snapshot, a deferred change
@@ -56,12 +68,15 @@ _OUTSTANDING = (".blob", ".pending")  # a pre-write snapshot, a deferred change
 # check has written the ledger since (one git status per hook call, not two): (work tree,
 # the ledger's stat before the status ran, the output).
 _handed: tuple[str, tuple[int, int, int], bytes] | None = None
+# The repository as the fast path found it, for the full check in the same process (no
+# `git rev-parse`): (the payload's cwd, work tree, git dir, common git dir, HEAD or None).
+_found: tuple[str, str, str, str, str | None] | None = None
 
 
 def answer(agent: str, raw: bytes) -> bool:
     """True when the event is a post-tool event and nothing changed since the full check
     last accepted the tree (the reply is silence, exit 0); False: run the full check."""
-    if os.environ.get(FULL_ENV) or os.environ.get("TDDGIT_HOOK_TEST_CRASH"):
+    if os.environ.get(FULL_ENV) or os.environ.get(CRASH_ENV):
         return False
     if any(os.environ.get(name) for name in _GIT_ENV):
         return False
@@ -77,24 +92,26 @@ def answer(agent: str, raw: bytes) -> bool:
     found = work_tree(cwd)
     if found is None:
         return False
-    root, common = found
+    root, git_dir, common = found
     guard = os.path.join(common, "tddgit", "guard")
     if outstanding(guard):
         return False
     record = read_record(record_path(guard, root))
     if record is None:
         return False
-    recorded_root, stats, status_out, when, device = record
+    recorded_root, free, stats, status_out, when, device = record
     if recorded_root != root.encode("utf-8", "surrogateescape"):
         return False
-    global _handed
+    global _handed, _found
     before = ledger_stat(guard, root)
     out = git_status(root)
     if out is not None and before is not None:
         _handed = (root, before, out)
+    if out is not None:
+        _found = (cwd, root, git_dir, common, _head(out))
     if out is None or out != status_out:
         return False
-    if stat_line(root, listed(out), when, device) != stats:
+    if stat_line(root, [*listed(out), *CONFIG_FILES], when, device, free) != stats:
         return False
     session = top.get("conversation_id" if agent == "cursor" else "session_id")
     if session:
@@ -128,6 +145,23 @@ def handed_over(guard: str, root: str) -> bytes | None:
     if handed is None or handed[0] != root or handed[1] != ledger_stat(guard, root):
         return None
     return handed[2]
+
+
+def found(cwd: str | None) -> tuple[str, str, str, str | None] | None:
+    """(work tree, git dir, common git dir, HEAD) of ``cwd`` as the fast path found them
+    (HEAD from its ``git status``: the state the full check then judges); taken once."""
+    global _found
+    seen, _found = _found, None
+    if seen is None or seen[0] != cwd:
+        return None
+    return seen[1:]
+
+
+def _head(out: bytes) -> str | None:
+    """HEAD's commit from the ``# branch.oid`` line (None: an unborn branch)."""
+    first = out.split(b"\0", 1)[0]
+    oid = first[len(b"# branch.oid ") :] if first.startswith(b"# branch.oid ") else b""
+    return oid.decode("ascii") if oid and oid != b"(initial)" else None
 
 
 def top_strings(raw: bytes) -> dict[str, str] | None:
@@ -202,16 +236,16 @@ def _skip(text: str, i: int) -> int:
         i += 1
 
 
-def work_tree(cwd: str) -> tuple[str, str] | None:
-    """(top of the work tree, common git dir) for ``cwd``, found as git finds them; None
-    when it takes more than looking for ``.git`` upwards."""
+def work_tree(cwd: str) -> tuple[str, str, str] | None:
+    """(top of the work tree, git dir, common git dir) for ``cwd``, found as git finds
+    them; None when it takes more than looking for ``.git`` upwards."""
     here = os.path.realpath(cwd)
     while True:
         if os.path.basename(here) == ".git":
             return None  # inside a git dir: git's answer differs
         dot = os.path.join(here, ".git")
         if os.path.isdir(dot):
-            return (here, dot) if os.path.isfile(os.path.join(dot, "HEAD")) else None
+            return (here, dot, dot) if os.path.isfile(os.path.join(dot, "HEAD")) else None
         if os.path.isfile(dot):
             return _linked(here, dot)
         parent = os.path.dirname(here)
@@ -220,7 +254,7 @@ def work_tree(cwd: str) -> tuple[str, str] | None:
         here = parent
 
 
-def _linked(root: str, dot: str) -> tuple[str, str] | None:
+def _linked(root: str, dot: str) -> tuple[str, str, str] | None:
     """A linked work tree (or a submodule): ``.git`` is a file naming its git dir."""
     try:
         with open(dot, encoding="utf-8") as fh:
@@ -229,7 +263,7 @@ def _linked(root: str, dot: str) -> tuple[str, str] | None:
         return None
     if not line.startswith("gitdir: "):
         return None
-    git_dir = os.path.normpath(os.path.join(root, line[len("gitdir: ") :]))
+    git_dir = os.path.realpath(os.path.join(root, line[len("gitdir: ") :]))
     try:
         with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
             common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
@@ -237,7 +271,7 @@ def _linked(root: str, dot: str) -> tuple[str, str] | None:
         common = git_dir
     except (OSError, UnicodeError):
         return None
-    return root, os.path.realpath(common)
+    return root, git_dir, os.path.realpath(common)
 
 
 def outstanding(guard: str) -> bool:
@@ -298,12 +332,18 @@ def listed(out: bytes) -> list[bytes]:
     return paths
 
 
-def stat_line(root: str, paths: list[bytes], when: int, device: int) -> bytes | None:
+def stat_line(
+    root: str, paths: list[bytes], when: int, device: int, free: frozenset[int] = frozenset()
+) -> bytes | None:
     """The paths' stats as one line; None when one is racy (not older than ``when``, the
-    record's own mtime) or on another device than the record."""
+    record's own mtime) or on another device than the record. The paths at the ``free``
+    positions are not looked at: any change of them is kept."""
     base = root.encode("utf-8", "surrogateescape")
     parts = []
-    for rel in paths:
+    for i, rel in enumerate(paths):
+        if i in free:
+            parts.append(b"*")
+            continue
         try:
             st = os.lstat(os.path.join(base, rel))
         except FileNotFoundError:
@@ -319,8 +359,9 @@ def stat_line(root: str, paths: list[bytes], when: int, device: int) -> bytes | 
     return b" ".join(parts)
 
 
-def read_record(path: str) -> tuple[bytes, bytes, bytes, int, int] | None:
-    """(root, stat line, status output, the record's mtime, its device)."""
+def read_record(path: str) -> tuple[bytes, frozenset[int], bytes, bytes, int, int] | None:
+    """(root, the free positions, stat line, status output, the record's mtime, its
+    device)."""
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -330,22 +371,31 @@ def read_record(path: str) -> tuple[bytes, bytes, bytes, int, int] | None:
     if not data.startswith(MAGIC):
         return None
     root, nl, rest = data[len(MAGIC) :].partition(b"\n")
+    free_line, nl1, rest = rest.partition(b"\n")
     stats, nl2, status_out = rest.partition(b"\n")
-    if not nl or not nl2:
+    if not nl or not nl1 or not nl2:
         return None
-    return root, stats, status_out, st.st_mtime_ns, st.st_dev
+    try:
+        free = frozenset(int(i) for i in free_line.split())
+    except ValueError:
+        return None
+    return root, free, stats, status_out, st.st_mtime_ns, st.st_dev
 
 
-def write_record(guard: str, root: str, status_out: bytes, stats: bytes) -> None:
+def write_record(
+    guard: str, root: str, status_out: bytes, stats: bytes, free: frozenset[int] = frozenset()
+) -> None:
     """Record the accepted tree (written whole or not at all); its mtime, taken by the
-    file system after the stats, is the line the racy rule draws."""
+    file system after the stats, is the line the racy rule draws. ``free``: the positions
+    (in ``listed(status_out)``) of the paths whose changes are all kept."""
     base = root.encode("utf-8", "surrogateescape")
     if b"\n" in base or b"\n" in stats:
         return
     path = record_path(guard, root)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as fh:
-        fh.write(MAGIC + base + b"\n" + stats + b"\n" + status_out)
+        free_line = b" ".join(b"%d" % i for i in sorted(free))
+        fh.write(MAGIC + base + b"\n" + free_line + b"\n" + stats + b"\n" + status_out)
     os.replace(tmp, path)
 
 

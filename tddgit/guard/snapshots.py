@@ -11,16 +11,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from tddgit.git import Repo
 
 ABSENT = "absent"
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):  # not a dataclass: cheaper to define on every hook call
     path: str  # repo-relative
     content: bytes | None  # None: the file did not exist
     mode: int | None
@@ -30,9 +29,17 @@ class Snapshot:
 
 
 def _sha(text: str) -> str:
-    import hashlib  # lazily: its import costs the tree check with nothing changed ~40 ms
+    from importlib import import_module
 
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    # CPython's own SHA-256 (3.11: _sha256, 3.12+: _sha2) first: hashlib's import loads
+    # OpenSSL, milliseconds of every tree check, for the same digest
+    for name in ("_sha256", "_sha2", "hashlib"):
+        try:
+            sha256: Any = import_module(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        return str(sha256(text.encode("utf-8", "surrogateescape")).hexdigest())
+    raise ImportError("no SHA-256 implementation")
 
 
 def session_dir(repo: Repo, session: str) -> Path:

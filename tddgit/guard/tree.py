@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -125,6 +125,23 @@ def head_blobs(repo: Repo, head: str | None, paths: list[str]) -> dict[str, str 
     return out
 
 
+def head_side(raw: bytes) -> dict[str, str | None]:
+    """HEAD's blob id (None: not in HEAD) of the paths a status output (STATUS) says it of,
+    as ``head_blobs`` would answer, without asking git again: a changed tracked path's
+    record holds HEAD's blob; an untracked path with no such record is in neither the
+    index nor HEAD (one in HEAD but not in the index has its own deleted record). An
+    unmerged path is not answered (its record holds the merge's stages)."""
+    out: dict[str, str | None] = {}
+    for record in raw.decode("utf-8", "surrogateescape").split("\0"):
+        if record.startswith("1 "):
+            fields = record.split(" ", 8)
+            mode_h, hash_h, path = fields[3], fields[6], fields[8]
+            out[path] = hash_h if hash_h != ZERO and mode_h not in ("000000", "160000") else None
+        elif record.startswith("? ") and record[2:] not in out:
+            out[record[2:]] = None
+    return out
+
+
 def hash_files(repo: Repo, paths: list[str]) -> dict[str, str]:
     """Blob ids of the files, written to the object store (a revert may need them)."""
     if not paths:
@@ -194,7 +211,10 @@ def scan(repo: Repo, head: str | None) -> Scan:
             row[3] = list(st)  # touched, not changed: hash it no more
     changes: list[Change] = []
     if not fresh:
-        blobs = head_blobs(repo, head, [p for p in current if p not in ledger])
+        missing = [p for p in current if p not in ledger]
+        known = head_side(raw)
+        blobs = {p: known[p] for p in missing if p in known}
+        blobs.update(head_blobs(repo, head, [p for p in missing if p not in known]))
         for path, (blob, st) in current.items():
             before = accepted_of(data, path, blobs)
             if blob != before.blob:
@@ -227,23 +247,26 @@ def save(repo: Repo, scan_: Scan) -> None:
     os.replace(tmp, path)
 
 
-def remember(repo: Repo, scan_: Scan) -> None:
+def remember(repo: Repo, scan_: Scan, free: Callable[[list[str]], set[str]] | None = None) -> None:
     """Everything ``scan_`` saw is accepted: record it for the fast path (quick.py), unless
-    a listed file moved since the scan looked at it (a change no check has seen)."""
+    a listed file moved since the scan looked at it (a change no check has seen).
+    ``free``: which of the listed paths keep any change (``aftertool.free_paths``)."""
     guard, root = str(ledger_path(repo).parent), str(repo.root)
     try:
         device = os.stat(guard).st_dev
     except OSError:
         return
     paths = quick.listed(scan_.raw)
-    for rel in paths:
-        name = rel.decode("utf-8", "surrogateescape")
+    names = [rel.decode("utf-8", "surrogateescape") for rel in paths]
+    for name in names:
         seen = scan_.current.get(name)
         if seen is None or stat_of(repo.root / name) != seen[1]:
             return
-    line = quick.stat_line(root, paths, 1 << 63, device)
+    kept = free(names) if free is not None and names else set()
+    positions = frozenset(i for i, name in enumerate(names) if name in kept)
+    line = quick.stat_line(root, [*paths, *quick.CONFIG_FILES], 1 << 63, device, positions)
     if line is not None:
-        quick.write_record(guard, root, scan_.raw, line)
+        quick.write_record(guard, root, scan_.raw, line, positions)
 
 
 @contextlib.contextmanager

@@ -76,10 +76,16 @@ def test_the_fast_path_imports_nothing_of_tddgit_but_itself(repo: GitRepo) -> No
     assert ours == ["tddgit", "tddgit.__main__", "tddgit.guard", "tddgit.guard.quick"]
 
 
-def _same_size_change(repo: GitRepo) -> None:
-    path = repo.root / "notes.md"
+# untracked and protected (the agent's hook configuration): never free, so its stat counts
+GUARDED = ".claude/settings.json"
+
+
+def _same_size_change(repo: GitRepo, name: str = GUARDED) -> None:
+    path = repo.root / name
     st = path.stat()
-    path.write_text("NOTES\n")  # the same size, and the old mtime put back
+    data = path.read_bytes()
+    path.write_bytes(data.swapcase())  # the same size, and the old mtime put back
+    assert path.read_bytes() != data
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
@@ -90,7 +96,7 @@ CHANGES = {
     "a deleted untracked file": lambda r: (r.root / "notes.md").unlink(),
     "a staged change": lambda r: r.git("add", "notes.md"),
     "a chmod of a tracked file": lambda r: (r.root / "calc.py").chmod(0o755),
-    "a chmod of an untracked file": lambda r: (r.root / "notes.md").chmod(0o600),
+    "a chmod of an untracked file": lambda r: (r.root / GUARDED).chmod(0o600),
     "a commit": lambda r: r.git("commit", "-q", "--allow-empty", "-m", "x", "--no-verify"),
 }
 
@@ -118,8 +124,8 @@ def test_a_file_changed_in_the_records_clock_tick_is_not_trusted(repo: GitRepo) 
     the same tick keeping size and times, so its stat proves nothing."""
     record = Path(quick.record_path(str(repo.root / ".git/tddgit/guard"), str(repo.root)))
     assert record.is_file()
-    notes = (repo.root / "notes.md").stat()
-    os.utime(record, ns=(notes.st_mtime_ns, notes.st_mtime_ns))
+    guarded = (repo.root / GUARDED).stat()
+    os.utime(record, ns=(guarded.st_mtime_ns, guarded.st_mtime_ns))
     assert not fast(repo)
 
 
