@@ -11,7 +11,7 @@ import contextlib
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -188,6 +188,16 @@ def read_blob(repo: Repo, tree: str, path: str) -> bytes | None:
     """The content of ``path`` in ``tree``, or None when it is not there."""
     proc = repo.run("cat-file", "blob", f"{tree}:{path}", check=False)
     return proc.stdout if proc.returncode == 0 else None
+
+
+def read_blobs(repo: Repo, names: Sequence[tuple[str, str]]) -> list[bytes | None]:
+    """``read_blob`` of many (tree, path) pairs, through one ``git cat-file``."""
+    import sys
+
+    from tddgit.blobs import BlobReader
+
+    with BlobReader(repo, probe=False) as reader:
+        return list(reader.read_many(names, limit=sys.maxsize))
 
 
 def work_tree_tree(repo: Repo) -> str | None:

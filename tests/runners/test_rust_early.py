@@ -110,3 +110,15 @@ def test_a_red_with_a_syntax_error_is_still_amber(rust: GitRepo) -> None:
     code, data = gate(rust, "red")
     assert code == 1, data
     assert ("target-amber", "syntax") in reasons(data), data
+
+
+def test_the_targets_blobs_come_through_one_git_process(rust: GitRepo, tmp_path: Path) -> None:
+    """The manifests above the test file, its staged and its earlier text: one `git
+    cat-file`, not one per blob (each process is CPU the gate adds to the run)."""
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    starts(tmp_path)
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    reads = [s for s in starts(tmp_path) if s[0] == "git" and s[3] == "cat-file"]
+    assert [r[4:] for r in reads] == [["--batch"]], reads
