@@ -29,9 +29,12 @@ class BlobReader:
     ``reads`` counts the blobs whose contents were read.
     """
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, *, probe: bool = True) -> None:
+        """``probe=False``: plain ``--batch`` without asking git's version (for a few
+        reads in one batch, where the extra process would cost as much as the reads)."""
         self._repo = repo
         self._proc: subprocess.Popen[bytes] | None = None
+        self._probe = probe
         self._commands = False  # --batch-command (prefixed requests) or --batch
         self.reads = 0
 
@@ -43,7 +46,7 @@ class BlobReader:
         if self._proc is not None and self._proc.stdin is not None and self._proc.stdin.closed:
             self.close()  # hung up: a new conversation
         if self._proc is None:
-            self._commands = _has_batch_command()
+            self._commands = self._probe and _has_batch_command()
             mode = ["--batch-command", "--buffer"] if self._commands else ["--batch"]
             self._proc = subprocess.Popen(
                 ["git", "cat-file", *mode],
@@ -110,7 +113,9 @@ class BlobReader:
             yield j - i
             i = j
 
-    def read_many(self, names: Sequence[tuple[str, str]]) -> Iterator[bytes | None]:
+    def read_many(
+        self, names: Sequence[tuple[str, str]], limit: int = MAX_BLOB
+    ) -> Iterator[bytes | None]:
         """Blobs for many (commit, path) pairs, asked for in batches (no round trip per
         blob)."""
         proc = self._start()
@@ -118,7 +123,7 @@ class BlobReader:
         for count in self._batches(proc, asked):
             for _ in range(count):
                 self.reads += 1
-                yield self._answer(proc)
+                yield self._answer(proc, limit)
 
     def _answer(self, proc: subprocess.Popen[bytes], limit: int = MAX_BLOB) -> bytes | None:
         assert proc.stdout is not None

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tddgit.errors import GitError
 from tddgit.git import Repo, clean_env
+from tddgit.importpaths import import_paths as import_paths  # its home before
 
 _OURS = re.compile(r"^tddgit-(?:snapshot-)?(\d+)-")
 
@@ -120,13 +121,3 @@ def _checkout(repo: Repo, tree: str, root: Path, index: Path) -> None:
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip()
             raise GitError(f"git {args[0]} of tree {tree[:10]} failed: {err[:200]}")
-
-
-def import_paths(root: Path) -> list[str]:
-    """Directories to put first on PYTHONPATH, in place and on a snapshot alike: the
-    project's imports resolve to the tree under test (never to an editable install of the
-    work tree), and a ``src/`` layout imports the same way wherever the gate runs."""
-    paths = [str(root)]
-    if (root / "src").is_dir():
-        paths.insert(0, str(root / "src"))
-    return paths

@@ -11,7 +11,7 @@ import contextlib
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -196,6 +196,16 @@ def base_blob(repo: Repo, change: StagedChange, f: FileChange) -> bytes | None:
     if f.status == "A":
         return None
     return read_blob(repo, change.base_tree, f.old_path or f.path)
+
+
+def read_blobs(repo: Repo, names: Sequence[tuple[str, str]]) -> list[bytes | None]:
+    """``read_blob`` of many (tree, path) pairs, through one ``git cat-file``."""
+    import sys
+
+    from tddgit.blobs import BlobReader
+
+    with BlobReader(repo, probe=False) as reader:
+        return list(reader.read_many(names, limit=sys.maxsize))
 
 
 def work_tree_tree(repo: Repo) -> str | None:

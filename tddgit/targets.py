@@ -17,7 +17,7 @@ from tddgit.config import DEFAULT_SOURCE_GLOBS
 from tddgit.detectors import language_of
 from tddgit.git import Repo
 from tddgit.paths import Kind, matches
-from tddgit.staged import StagedChange, base_blob, read_blob
+from tddgit.staged import StagedChange, base_blob, read_blob, read_blobs
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
@@ -184,13 +184,18 @@ def staged_test_changes(
 def _rust_targets(repo: Repo, change: StagedChange, path: str, old_path: str) -> list[str]:
     """A Rust file's new or changed tests: an integration test file's, or those of a
     source file's inline ``#[cfg(test)] mod`` (the test side of a production file)."""
-    from tddgit.targets_rust import crate_of, rust_targets
+    from tddgit.targets_rust import crate_of, manifests_above, rust_targets
 
-    crate = crate_of(path, lambda p: _decode(read_blob(repo, change.tree, p)))
+    # One `git cat-file` for every blob this needs (a process per blob was most of it).
+    manifests = manifests_above(path)
+    names = [(change.tree, m) for m in [*manifests, path]] + [(change.base_tree, old_path)]
+    blobs = read_blobs(repo, names)
+    texts = {m: _decode(b) for m, b in zip(manifests, blobs[: len(manifests)], strict=True)}
+    crate = crate_of(path, texts.get)
     if crate is None:
         return [path] if change.kinds.get(path) is Kind.TEST else []
-    new = _decode(read_blob(repo, change.tree, path)) or ""
-    old = _decode(read_blob(repo, change.base_tree, old_path))
+    new = _decode(blobs[len(manifests)]) or ""
+    old = _decode(blobs[-1])
     return rust_targets(path, crate, new, old)
 
 

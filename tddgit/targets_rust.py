@@ -166,19 +166,27 @@ def rust_targets(path: str, crate: str, new: str, old: str | None) -> list[str]:
     return [f"{base}::{name}" for name, fp in new_tests.items() if old_tests.get(name) != fp]
 
 
+def manifests_above(path: str) -> list[str]:
+    """The Cargo.toml files that could hold ``path``'s package, nearest first."""
+    found = []
+    directory = posixpath.dirname(path)
+    while True:
+        found.append(posixpath.join(directory, "Cargo.toml") if directory else "Cargo.toml")
+        if not directory:
+            return found
+        directory = posixpath.dirname(directory)
+
+
 def crate_of(path: str, read: Callable[[str], str | None]) -> str | None:
     """The package name of the Cargo.toml nearest above ``path`` (``read`` gives a
     repository file's text, or None)."""
-    directory = posixpath.dirname(path)
-    while True:
-        text = read(posixpath.join(directory, "Cargo.toml") if directory else "Cargo.toml")
+    for manifest in manifests_above(path):
+        text = read(manifest)
         if text is not None:
             name = package_name(text)
             if name is not None:
                 return name
-        if not directory:
-            return None
-        directory = posixpath.dirname(directory)
+    return None
 
 
 def _split_sides(source: str) -> tuple[str, str]:

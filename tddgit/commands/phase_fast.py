@@ -66,7 +66,13 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
     options = parse(argv)
     if options is None:
         return None
-    from tddgit.commands.phase_step import run_phase
-    from tddgit.entry import debug_env, guarded
+    from tddgit import early
 
-    return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
+    early.begin(Path.cwd())  # the test command first: the gate's work overlaps it
+    try:
+        from tddgit.commands.phase_step import run_phase
+        from tddgit.entry import debug_env, guarded
+
+        return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
+    finally:
+        early.discard()  # a gate that refused before its run, or ran another command

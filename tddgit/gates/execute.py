@@ -48,22 +48,16 @@ def _run_root(repo: Repo, tree: str, use_snapshot: bool) -> Iterator[tuple[Path,
     """The directory to run in and the variables to add: the same import path rules in
     place and on a snapshot (``src/`` and the root first), so the same staged tree gets
     the same verdict wherever it runs."""
-    from tddgit.snapshot import import_paths
+    from tddgit.importpaths import import_env
 
     if not use_snapshot:
-        yield repo.root, _import_env(import_paths(repo.root))
+        yield repo.root, import_env(repo.root)
         return
     from tddgit.snapshot import snapshot
 
     with snapshot(repo, tree) as root:
         _link_installed_packages(repo.root, root)
-        yield root, _import_env(import_paths(root))
-
-
-def _import_env(paths: list[str]) -> dict[str, str]:
-    if os.environ.get("PYTHONPATH"):
-        paths = [*paths, os.environ["PYTHONPATH"]]
-    return {"PYTHONPATH": os.pathsep.join(paths)}
+        yield root, import_env(root)
 
 
 def _link_installed_packages(work_tree: Path, snapshot_root: Path) -> None:
@@ -277,8 +271,9 @@ def collect_at(
     None when it cannot tell."""
     if commit is None:
         return ()
+    from tddgit.importpaths import import_env
     from tddgit.runners import RunRequest, collect, get_runner
-    from tddgit.snapshot import import_paths, snapshot
+    from tddgit.snapshot import snapshot
     from tddgit.staged import tree_of
 
     runner = get_runner(config, repo.root / config.project)
@@ -293,7 +288,7 @@ def collect_at(
             tests=present,
             subdir=config.project,
             timeout=config.timeout,
-            env={**os.environ, **_import_env(import_paths(root))},
+            env={**os.environ, **import_env(root)},
             project_root=repo.root,
         )
         return collect(runner, request)

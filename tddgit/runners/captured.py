@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tddgit.early import capture_dir, capture_line, claim
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult, TestResult
 from tddgit.runners import RunRequest
@@ -37,20 +37,24 @@ def run_captured(
     merge: bool,
     install: str,
 ) -> Captured:
-    """Run ``argv`` in ``cwd`` (``merge``: stderr into stdout, in order); a command that
-    is not installed is a RunnerError whose fix is ``install``."""
-    workdir = Path(tempfile.mkdtemp(prefix=f"tddgit-{runner}-"))
-    out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+    """Run ``argv`` in ``cwd`` (``merge``: stderr into stdout, in order), or wait for the
+    gate's early start of exactly this run (``tddgit.early``); a command that is not
+    installed is a RunnerError whose fix is ``install``."""
+    from tddgit.jail import active
+
+    early = claim(argv, cwd, env, merge=merge) if active() is None else None  # never unjailed
+    workdir = early.workdir if early is not None else capture_dir(runner)
     try:
-        errors = "2>&1" if merge else f"2>{shlex.quote(str(err))}"
         proc = run_command(
-            f"{shlex.join(argv)} >{shlex.quote(str(out))} {errors}",
+            capture_line(argv, workdir, merge=merge),
             cwd,
             timeout=request.timeout,
             env=env,
             on_start=request.on_start,
+            started=early.group if early is not None else None,
         )
-        stdout, stderr = _read(out), "" if merge else _read(err)
+        stdout = _read(workdir / "stdout.txt")
+        stderr = "" if merge else _read(workdir / "stderr.txt")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if proc.exit_code == 127 and not proc.timed_out:

@@ -171,8 +171,8 @@ def command_default(root: Path, runner: str) -> tuple[str, str] | None:
     if runner == "go":
         return "go test -json <the packages concerned, or ./...>", "the go runner"
     if runner == "rust":
+        from tddgit.cargocmd import cargo_argv, offline
         from tddgit.runners.nextest import configured
-        from tddgit.runners.rust import cargo_argv, offline
 
         nextest = configured(root)
         if nextest is not None:

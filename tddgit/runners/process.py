@@ -2,9 +2,8 @@
 
 Output is drained by a thread that keeps only the tail, so a suite that prints gigabytes
 costs bounded memory. Whatever happens (timeout, Ctrl-C, SIGTERM to tddgit), no process
-of the group is left behind. Even a SIGKILL of tddgit, which runs no ``finally``, leaves
-none: a tiny watchdog (``/bin/sh``) holds the read end of a pipe only tddgit writes to;
-when tddgit dies the kernel closes it, and the watchdog kills the group.
+of the group is left behind; even a SIGKILL of tddgit leaves none (the watchdog of
+``tddgit.procgroup``, which starts the group).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from tddgit import faults
 from tddgit.errors import RunnerError
+from tddgit.procgroup import Group, spawn, stop_watchdog
 
 TAIL_BYTES = 64 * 1024
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -69,43 +69,6 @@ def _start_error(argv: Sequence[str] | str, cwd: Path, exc: OSError) -> RunnerEr
     return RunnerError(f"cannot start the test command {name!s}: {exc.strerror or exc}")
 
 
-# `read` returns at EOF, i.e. when tddgit closed the pipe or died: then kill the group.
-# (dash's kill takes no `--`; `-KILL -PGID` works in dash and bash alike.)
-_WATCHDOG = 'read _ignored; kill -KILL "-$1" 2>/dev/null; exit 0'
-
-
-def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
-    """A process that kills group ``pgid`` as soon as this process dies (even by SIGKILL).
-
-    Its own session, so killing the test group never kills it first; its stdin is a pipe
-    whose write end (non-inheritable) only we hold."""
-    try:
-        return subprocess.Popen(
-            ["/bin/sh", "-c", _WATCHDOG, "tddgit-watchdog", str(pgid)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return None  # no /bin/sh: the in-process cleanup below still covers all but SIGKILL
-
-
-def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
-    if watchdog is None:
-        return
-    if watchdog.stdin is not None:
-        try:
-            watchdog.stdin.close()  # EOF: it kills the (already dead) group and exits
-        except OSError:
-            pass
-    try:
-        watchdog.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        watchdog.kill()
-        watchdog.wait()
-
-
 def _wait_exited(proc: subprocess.Popen[bytes]) -> None:
     """Block until the leader exits, without reaping it: while its zombie exists its pgid
     cannot be reused, so killing the group afterwards is always safe."""
@@ -125,39 +88,33 @@ def run_command(
     timeout: float,
     env: Mapping[str, str] | None = None,
     on_start: Callable[[int], None] | None = None,
+    started: Group | None = None,
 ) -> ProcResult:
     """Run ``argv`` (a shell string runs through ``/bin/sh -c``) under a timeout.
 
     ``on_start`` receives the process group id as soon as the command runs, so another
     thread can cancel the run (``os.killpg(pgid, SIGKILL)``); the result is then that of a
-    killed command."""
-    shell = isinstance(argv, str)
-    start = time.monotonic()
-    faults.point("run.before")
-    # A jail is active only inside `tddgit.jail.jailed`, so only once that module is loaded:
-    # a gate outside one does not load it before its tests start.
-    jails = sys.modules.get("tddgit.jail")
-    jail = jails.active() if jails is not None else None
-    if jail is not None:  # code a model wrote: run it in the jail (tddgit.jail)
-        from tddgit.jail import wrap
+    killed command. ``started``: the command, already running (the gate's early start,
+    ``tddgit.early``); its timeout and duration count from its spawn."""
+    if started is None:
+        from tddgit import early
 
-        jailed_argv, jailed_env = wrap(jail, argv, cwd, env)
-        argv, env, shell = jailed_argv, jailed_env, False
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            shell=shell,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: we can kill all of it
-        )
-    except OSError as exc:
-        raise _start_error(argv, cwd, exc) from exc
+        early.discard()  # an early start nobody claimed must not compete with this run
+        faults.point("run.before")
+        # A jail is active only inside `tddgit.jail.jailed`, so only once that module is
+        # loaded: a gate outside one does not load it before its tests start.
+        jails = sys.modules.get("tddgit.jail")
+        jail = jails.active() if jails is not None else None
+        if jail is not None:  # code a model wrote: run it in the jail (tddgit.jail)
+            from tddgit.jail import wrap
+
+            argv, env = wrap(jail, argv, cwd, env)
+        try:
+            started = spawn(argv, cwd, env)
+        except OSError as exc:
+            raise _start_error(argv, cwd, exc) from exc
+    proc, watchdog, start = started.proc, started.watchdog, started.started
     pgid = proc.pid
-    watchdog = _start_watchdog(pgid)
     tail = bytearray()
     lock = threading.Lock()
     reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
@@ -173,7 +130,7 @@ def run_command(
 
     # A timer enforces the timeout so the wait below can block: Popen.wait(timeout=...)
     # polls with sleeps of up to 50 ms, which made every run notice its end that late.
-    timer = threading.Timer(timeout, on_timeout)
+    timer = threading.Timer(max(0.0, timeout - (time.monotonic() - start)), on_timeout)
     timer.daemon = True
     timer.start()
     try:
@@ -191,7 +148,7 @@ def run_command(
         _kill_group(pgid, signal.SIGKILL)
         # Before the leader is reaped, so its pgid cannot have been reused when the
         # watchdog signals it.
-        _stop_watchdog(watchdog)
+        stop_watchdog(watchdog)
         if proc.poll() is None:
             proc.wait()
         # Once the group is dead only a process that left it (setsid) can hold the pipe:

@@ -3,10 +3,10 @@ JUnit report when the project configures one: ``nextest``), one outcome per test
 (ids ``crate::module::test``, ``crate::binary::test`` for ``tests/binary.rs``), compile
 errors read from cargo's JSON diagnostics (``rustcauses``).
 
-libtest's ``--format json`` is unstable: ``RUSTC_BOOTSTRAP=1`` is set for this run only,
-in the test process's environment. ``--no-fail-fast`` runs every test binary, and
-cargo's ``Running …`` lines (on the same stream, in order) say which binary the events
-that follow belong to. Cargo runs with ``--offline`` when ``CARGO_NET_OFFLINE`` is set.
+The command line and its environment are ``tddgit.cargocmd``'s (``RUSTC_BOOTSTRAP=1``
+for libtest's JSON, ``--no-fail-fast``, ``--offline`` with ``CARGO_NET_OFFLINE``); cargo's
+``Running …`` lines (on the same stream, in order) say which binary the events that follow
+belong to.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tddgit.cargocmd import cargo_argv, cargo_env, doc_tests_possible, offline
 from tddgit.config import Config
 from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
@@ -26,47 +27,8 @@ from tddgit.runners.nextest import configured, signature
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
 
-CARGO_ARGS = ("cargo", "test", "--no-fail-fast", "--message-format", "json")
-LIBTEST_ARGS = ("--", "-Z", "unstable-options", "--format", "json", "--report-time")
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
-
-
-def offline() -> bool:
-    return os.environ.get("CARGO_NET_OFFLINE", "").lower() in ("1", "true", "yes")
-
-
-def cargo_argv(doc_tests: bool = True) -> list[str]:
-    """``doc_tests=False``: every target plain ``cargo test`` tests or builds but the doc
-    tests (``--tests --examples``), for a package that has none."""
-    targets = [] if doc_tests else ["--tests", "--examples"]
-    return [*CARGO_ARGS, *(["--offline"] if offline() else []), *targets, *LIBTEST_ARGS]
-
-
-# What a doc test needs in a source: a fenced or indented code block in a doc comment, or
-# a doc attribute (`#![doc = include_str!("../README.md")]` brings a file's examples).
-_DOC_CODE = re.compile(r"(?m)```|~~~|\bdoc\s*=|/\*[*!]|^\s*//[/!] {5,}\S")
-MAX_DOC_SCAN = 2000  # .rs files; a larger package keeps its doc tests unread
-
-
-def doc_tests_possible(package: Path) -> bool:
-    """Whether the package's sources could hold a doc test. ``--no-fail-fast`` runs them
-    after a failing test, where plain ``cargo test`` stops first; with none, the gate
-    would pay a rustdoc build of the crate for nothing. Unsure means yes."""
-    seen = 0
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = [d for d in dirs if d != "target" and not d.startswith(".")]
-        for name in files:
-            if not name.endswith(".rs"):
-                continue
-            seen += 1
-            try:
-                text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return True
-            if seen > MAX_DOC_SCAN or _DOC_CODE.search(text):
-                return True
-    return False
 
 
 class RustRunner:
@@ -84,7 +46,7 @@ class RustRunner:
         nextest = configured(project)
         argv = nextest.argv(offline()) if nextest else cargo_argv(doc_tests_possible(project))
         before = signature(nextest.report) if nextest else None
-        env = {**(request.env or os.environ), "RUSTC_BOOTSTRAP": "1"}
+        env = cargo_env(request.env or os.environ)
         install = "install Rust's cargo (rustup) or choose another runner"
         captured = run_captured(self.name, argv, project, request, env, merge=True, install=install)
         read = read_output(captured.stdout, crate)

@@ -1,0 +1,137 @@
+"""The gate's early start: its test command spawned before the gate's own work.
+
+The red gate's target (PRODUCT.md §11) is <= 1.3x the plain test command, and a Rust red
+that does not compile yet fails ``cargo test`` in a tenth of a second: less than the
+gate's own start (its modules, reading the index, the plan). So for a project whose run
+is predictable from a few files (``tddgit.early.rust``), the phase command spawns the
+runner's exact command line first, and the gate's work happens while it runs.
+
+It is a guess, never a shortcut: the runner ``claim``s the early run only when the
+command line, directory and environment it would spawn are exactly the early run's (the
+gate ran in place, on the staged tree, with the runner the configuration picks);
+otherwise the early run is killed (``discard``) before anything else is spawned, and
+the gate runs as it always did. A gate that refuses before its run discards it too. The
+early run is a process group with a watchdog like any test run (``tddgit.procgroup``):
+nothing outlives tddgit.
+
+Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tddgit.procgroup import Group, spawn, stop_watchdog
+
+Key = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], bool]
+
+
+@dataclass(frozen=True)
+class Early:
+    """A started run whose output goes to files in ``workdir`` (``capture_line``)."""
+
+    key: Key
+    workdir: Path
+    group: Group
+
+
+_lock = threading.Lock()
+_pending: Early | None = None
+
+
+def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
+    """The shell line running ``argv`` with its stdout in ``workdir/stdout.txt`` and its
+    stderr there too (``merge``, in order) or in ``workdir/stderr.txt``."""
+    out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+    errors = "2>&1" if merge else f"2>{shlex.quote(str(err))}"
+    return f"{shlex.join(argv)} >{shlex.quote(str(out))} {errors}"
+
+
+def capture_dir(runner: str) -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix=f"tddgit-{runner}-"))
+
+
+def _key(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, merge: bool) -> Key:
+    environ = os.environ if env is None else env  # None: the child inherits ours
+    return (tuple(argv), os.path.realpath(cwd), tuple(sorted(environ.items())), merge)
+
+
+def start(runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
+    """Spawn ``argv`` in ``cwd`` as ``run_captured`` would (stderr merged), to be claimed."""
+    global _pending
+    discard()
+    workdir = capture_dir(runner)
+    try:
+        group = spawn(capture_line(argv, workdir, merge=True), cwd, env)
+    except OSError:
+        _remove(workdir)
+        return  # the runner's own start will say why
+    with _lock:
+        _pending = Early(_key(argv, cwd, env, True), workdir, group)
+
+
+def claim(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, *, merge: bool
+) -> Early | None:
+    """The early run if it is exactly this one (the caller then owns it); else None, the
+    early run (if any) killed and removed."""
+    global _pending
+    with _lock:
+        found, _pending = _pending, None
+    if found is None:
+        return None
+    if found.key == _key(argv, cwd, env, merge):
+        return found
+    _end(found)
+    return None
+
+
+def discard() -> None:
+    """Kill and remove the early run nobody claimed (a no-op when there is none)."""
+    global _pending
+    with _lock:
+        found, _pending = _pending, None
+    if found is not None:
+        _end(found)
+
+
+def _end(early: Early) -> None:
+    proc = early.group.proc
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # its zombie keeps the pgid ours until reaped
+    except (ProcessLookupError, PermissionError):
+        pass
+    stop_watchdog(early.group.watchdog)
+    proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+    _remove(early.workdir)
+
+
+def _remove(workdir: Path) -> None:
+    import shutil
+
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def begin(cwd: Path) -> None:
+    """Start the test command early where it is predictable (a Rust crate's ``cargo
+    test``); nothing otherwise. Never fails: a wrong guess costs only the early run."""
+    if os.environ.get("TDDGIT_FAULT") or os.environ.get("TDDGIT_NO_EARLY"):
+        return  # fault injection names the points of the usual start
+    try:
+        from tddgit.early.rust import guess
+
+        found = guess(cwd)
+        if found is not None:
+            start("rust", *found)
+    except (OSError, ValueError):
+        discard()
