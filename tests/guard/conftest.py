@@ -53,6 +53,19 @@ def project_at(templates: dict[str, Path], stage: str, tmp_path: Path) -> GitRep
     return GitRepo(root)
 
 
+@pytest.fixture
+def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
+    """``at(stage, agent="claude-code")``: a project at ``stage`` with the agent's hooks
+    installed."""
+
+    def make(stage: str, agent: str = "claude-code") -> GitRepo:
+        repo = project_at(templates, stage, tmp_path)
+        repo.tddgit("agent", "install", agent, check=True)
+        return repo
+
+    return make
+
+
 def installed_commands(repo: GitRepo, agent: str) -> dict[str, str]:
     """event -> the command the agent would run, read from the installed configuration."""
     paths = {

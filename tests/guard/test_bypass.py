@@ -6,25 +6,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from tddgit.guard.protect import command_rule
 from tests.conftest import GitRepo
-from tests.guard.conftest import BIN, fire, project_at, reply
+from tests.guard.conftest import BIN, fire, reply
 from tests.guard.test_tree_check import claude_bash, run_bash_tool
 from tests.project import CALC_SUB
-
-
-@pytest.fixture
-def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(stage: str) -> GitRepo:
-        repo = project_at(templates, stage, tmp_path)
-        repo.tddgit("agent", "install", "claude-code", check=True)
-        return repo
-
-    return make
 
 
 @pytest.mark.parametrize(

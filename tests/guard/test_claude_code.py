@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import GitRepo
-from tests.guard.conftest import fire, project_at, reply
+from tests.guard.conftest import fire, reply
 from tests.project import CALC_SUB
 
 SESSION = "5d6a4f3e-claude-session"
-
-
-@pytest.fixture
-def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(stage: str) -> GitRepo:
-        repo = project_at(templates, stage, tmp_path)
-        repo.tddgit("agent", "install", "claude-code", check=True)
-        return repo
-
-    return make
 
 
 def tool(repo: GitRepo, event: str, name: str, path: str, **tool_input: Any) -> dict[str, Any]:

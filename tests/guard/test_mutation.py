@@ -6,23 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import GitRepo
-from tests.guard.conftest import project_at
 from tests.guard.test_claude_code import write_through_hooks
 from tests.project import CALC_SUB
-
-
-@pytest.fixture
-def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(stage: str) -> GitRepo:
-        repo = project_at(templates, stage, tmp_path)
-        repo.tddgit("agent", "install", "claude-code", check=True)
-        return repo
-
-    return make
-
 
 # `add` keeps passing test_add (add(2, 3) == 5) with the new branch: it ran, no test pins it
 SEVEN = CALC_SUB.replace("return a + b", "return a + b if b != 7 else 0")

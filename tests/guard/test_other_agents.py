@@ -3,28 +3,15 @@ payloads and answers, fired through the installed configuration in real reposito
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tddgit.guard.adapters.codex import patch_writes
 from tddgit.guard.model import Write
 from tests.conftest import GitRepo
-from tests.guard.conftest import fire, project_at, reply
+from tests.guard.conftest import fire, reply
 from tests.project import CALC_SUB
 
 UNTESTED = CALC_SUB + "\n\ndef mul(a, b):\n    return a * b\n"
-
-
-@pytest.fixture
-def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(stage: str, agent: str) -> GitRepo:
-        repo = project_at(templates, stage, tmp_path)
-        repo.tddgit("agent", "install", agent, check=True)
-        return repo
-
-    return make
 
 
 # --- Codex ---------------------------------------------------------------------------------

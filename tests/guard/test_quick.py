@@ -51,15 +51,20 @@ def settled(repo: GitRepo) -> None:
     assert fast(repo), "the fast path did not answer for an unchanged tree"
 
 
-@pytest.fixture
-def repo(templates: dict[str, Path], tmp_path: Path) -> GitRepo:
-    repo = project_at(templates, "green", tmp_path)
+def installed(templates: dict[str, Path], stage: str, tmp_path: Path) -> GitRepo:
+    """A project at ``stage`` with Claude Code's hooks, a session started and settled."""
+    repo = project_at(templates, stage, tmp_path)
     repo.tddgit("agent", "install", "claude-code", check=True)
     (repo.root / "notes.md").write_text("notes\n")  # untracked, not code
     start = {"session_id": SESSION, "cwd": str(repo.root), "hook_event_name": "SessionStart"}
     reply(fire(repo, "claude-code", start))
     settled(repo)
     return repo
+
+
+@pytest.fixture
+def repo(templates: dict[str, Path], tmp_path: Path) -> GitRepo:
+    return installed(templates, "green", tmp_path)
 
 
 def test_post_events_are_the_adapters_post_tool_events() -> None:

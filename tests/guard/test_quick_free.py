@@ -9,18 +9,8 @@ from pathlib import Path
 
 from tddgit.guard import quick
 from tests.conftest import GitRepo
-from tests.guard.conftest import fire, project_at, reply
-from tests.guard.test_quick import SESSION, fast, full_check, post, settled
-
-
-def _installed(templates: dict[str, Path], stage: str, tmp_path: Path) -> GitRepo:
-    repo = project_at(templates, stage, tmp_path)
-    repo.tddgit("agent", "install", "claude-code", check=True)
-    (repo.root / "notes.md").write_text("notes\n")  # untracked, not code
-    start = {"session_id": SESSION, "cwd": str(repo.root), "hook_event_name": "SessionStart"}
-    reply(fire(repo, "claude-code", start))
-    settled(repo)
-    return repo
+from tests.guard.conftest import fire, reply
+from tests.guard.test_quick import fast, full_check, installed, post, settled
 
 
 def _append(repo: GitRepo, name: str, text: str) -> None:
@@ -31,7 +21,7 @@ def _append(repo: GitRepo, name: str, text: str) -> None:
 def test_a_note_changed_again_is_answered_fast_and_kept(
     templates: dict[str, Path], tmp_path: Path
 ) -> None:
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     _append(repo, "notes.md", "more\n")
     assert fast(repo)
     assert reply(fire(repo, "claude-code", post(repo))) == {}
@@ -41,7 +31,7 @@ def test_a_note_changed_again_is_answered_fast_and_kept(
 
 
 def test_a_test_file_with_no_red_open_is_free(templates: dict[str, Path], tmp_path: Path) -> None:
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     _append(repo, "tests/test_calc.py", "\n# one\n")
     assert not fast(repo), "a path clean at HEAD is not listed: its first change is judged"
     settled(repo)
@@ -53,7 +43,7 @@ def test_production_code_after_green_is_never_free(
     templates: dict[str, Path], tmp_path: Path
 ) -> None:
     """A kept refactor is listed, but each next change of it is a refactor candidate."""
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     calc = repo.root / "calc.py"
     calc.write_text(calc.read_text().replace("return a + b", "return b + a"))
     settled(repo)
@@ -67,7 +57,7 @@ def test_production_code_after_green_is_never_free(
 def test_production_code_while_a_red_is_open_is_free(
     templates: dict[str, Path], tmp_path: Path
 ) -> None:
-    repo = _installed(templates, "red", tmp_path)
+    repo = installed(templates, "red", tmp_path)
     _append(repo, "calc.py", "\n\ndef sub(a, b):\n    return a - b\n")
     assert not fast(repo)
     settled(repo)
@@ -82,7 +72,7 @@ def test_a_test_file_while_a_red_is_open_is_never_free(
 ) -> None:
     """With a red open, whether a test change is kept depends on the red's targets (its
     note): judged each time."""
-    repo = _installed(templates, "red", tmp_path)
+    repo = installed(templates, "red", tmp_path)
     (repo.root / "tests" / "test_more.py").write_text("def test_more():\n    assert True\n")
     assert not fast(repo)
     settled(repo)
@@ -95,7 +85,7 @@ def test_a_configuration_git_does_not_see_goes_to_the_full_check(
 ) -> None:
     """The classification comes from the configuration: an ignored .tddgit.yml (no change in
     git status) still rules the fast path out."""
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     with (repo.root / ".git" / "info" / "exclude").open("a") as fh:
         fh.write(".tddgit.yml\n")
     (repo.root / ".tddgit.yml").write_text("test_globs: ['notes.md']\n")
@@ -106,7 +96,7 @@ def test_a_configuration_git_does_not_see_goes_to_the_full_check(
 def test_past_the_limit_no_path_is_free(templates: dict[str, Path], tmp_path: Path) -> None:
     from tddgit.guard.aftertool import FREE_LIMIT
 
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     (repo.root / "many").mkdir()
     for i in range(FREE_LIMIT + 1):
         (repo.root / "many" / f"n{i}.md").write_text("x\n")
@@ -116,7 +106,7 @@ def test_past_the_limit_no_path_is_free(templates: dict[str, Path], tmp_path: Pa
 
 
 def test_the_record_names_the_free_paths(templates: dict[str, Path], tmp_path: Path) -> None:
-    repo = _installed(templates, "green", tmp_path)
+    repo = installed(templates, "green", tmp_path)
     guard = str(repo.root / ".git" / "tddgit" / "guard")
     record = quick.read_record(quick.record_path(guard, str(repo.root)))
     assert record is not None

@@ -5,27 +5,16 @@ installed hooks fired with each agent's payload around the real shell command.""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import GitRepo
-from tests.guard.conftest import fire, project_at, reply
+from tests.guard.conftest import fire, reply
 from tests.project import CALC, CALC_SUB
 
 SESSION = "7f3e-shell-session"
 WRONG = CALC.replace("return a + b", "return a + b + 1")
-
-
-@pytest.fixture
-def at(templates: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
-    def make(stage: str, agent: str = "claude-code") -> GitRepo:
-        repo = project_at(templates, stage, tmp_path)
-        repo.tddgit("agent", "install", agent, check=True)
-        return repo
-
-    return make
 
 
 def claude_bash(repo: GitRepo, event: str, command: str, session: str = SESSION) -> dict[str, Any]:
