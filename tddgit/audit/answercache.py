@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tddgit.audit.blobcache import write_atomically
+from tddgit.audit.blobcache import read_json, write_atomically
 
 SCHEMA = "tddgit.audit-answers/1"
 FILE_NAME = "audit-answers.json"
@@ -133,15 +133,7 @@ def analysis_key(modules: Iterable[str]) -> str:
 
 
 def _read(path: Path, key: str) -> dict[str, str]:
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            return {}
-        doc = json.loads(data)
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return _validated(doc, key) or {}
+    return _validated(read_json(path, MAX_BYTES), key) or {}
 
 
 def _validated(doc: Any, key: str) -> dict[str, str] | None:

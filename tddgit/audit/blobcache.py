@@ -64,15 +64,20 @@ class BlobCache:
 
 
 def _read(path: Path, key: str) -> dict[str, tuple[Hit, ...]]:
+    return _validated(read_json(path, MAX_BYTES), key) or {}
+
+
+def read_json(path: Path, max_bytes: int) -> Any:
+    """The JSON document in ``path``; None when it is missing, unreadable, not JSON or
+    larger than ``max_bytes`` (a file that large is not ours). Shapes are the caller's."""
     try:
         with path.open("rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            return {}
-        doc = json.loads(data)
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            return None
+        return json.loads(data)
     except (OSError, ValueError, RecursionError):
-        return {}
-    return _validated(doc, key) or {}
+        return None
 
 
 def _validated(doc: Any, key: str) -> dict[str, tuple[Hit, ...]] | None:
