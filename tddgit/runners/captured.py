@@ -15,7 +15,7 @@ from tddgit.early import capture_dir, capture_line, claim
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult, TestResult
 from tddgit.runners import RunRequest
-from tddgit.runners.process import ProcResult, run_command
+from tddgit.runners.process import ProcResult, active_jail, run_command
 
 MAX_OUTPUT = 64 * 1024 * 1024
 
@@ -40,9 +40,7 @@ def run_captured(
     """Run ``argv`` in ``cwd`` (``merge``: stderr into stdout, in order), or wait for the
     gate's early start of exactly this run (``tddgit.early``); a command that is not
     installed is a RunnerError whose fix is ``install``."""
-    from tddgit.jail import active
-
-    early = claim(argv, cwd, env, merge=merge) if active() is None else None  # never unjailed
+    early = claim(argv, cwd, env, merge=merge) if active_jail() is None else None  # never unjailed
     workdir = early.workdir if early is not None else capture_dir(runner)
     try:
         proc = run_command(

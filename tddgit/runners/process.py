@@ -17,10 +17,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import RunnerError
 from tddgit.procgroup import Group, spawn, stop_watchdog
+
+if TYPE_CHECKING:
+    from tddgit.jail import Jail
 
 TAIL_BYTES = 64 * 1024
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -81,6 +85,14 @@ def _wait_exited(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+def active_jail() -> Jail | None:
+    """The jail the test command must run in, if any. A jail is active only inside
+    ``tddgit.jail.jailed``, so only once that module is loaded: a gate outside one does not
+    load it (and its imports) before its tests start."""
+    jails = sys.modules.get("tddgit.jail")
+    return jails.active() if jails is not None else None
+
+
 def run_command(
     argv: Sequence[str] | str,
     cwd: Path,
@@ -101,10 +113,7 @@ def run_command(
 
         early.discard()  # an early start nobody claimed must not compete with this run
         faults.point("run.before")
-        # A jail is active only inside `tddgit.jail.jailed`, so only once that module is
-        # loaded: a gate outside one does not load it before its tests start.
-        jails = sys.modules.get("tddgit.jail")
-        jail = jails.active() if jails is not None else None
+        jail = active_jail()
         if jail is not None:  # code a model wrote: run it in the jail (tddgit.jail)
             from tddgit.jail import wrap
 
