@@ -154,3 +154,45 @@ def test_a_red_with_long_import_lines_is_judged_once(repo: GitRepo) -> None:
     assert [r[1] for r in first[1]] == ["red", "red"]
     assert first[2] == 3
     assert second[2] == 1  # the new test file, for its imports; its old version is not read
+
+
+def _imported(module: str) -> tuple[set[str], set[str]]:
+    """The tddgit modules ``module`` imports: (at its top, inside its functions)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    top: set[str] = set()
+    local: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tddgit."):
+            top.add(node.module or "")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith("tddgit."):
+                    local.add(inner.module or "")
+    return top, local
+
+
+def test_every_module_that_computes_a_kept_answer_is_in_the_caches_key() -> None:
+    """The rules load the modules that compute the kept answers inside the functions that
+    ask them (stub judgement, bent tests); those and what they import of the audit's and
+    the detectors' analysis decide the answers, so a change to any of them must start a new
+    cache (it was missing the typing-only comparison when that joined the stub judgement)."""
+    from tddgit.audit import answercache
+
+    analysis = ("tddgit.audit.", "tddgit.detectors.")
+    todo = [m for m in _imported("tddgit.audit.rules")[1] if m.startswith(analysis)]
+    deciding: set[str] = set()
+    while todo:
+        module = todo.pop()
+        if module in deciding:
+            continue
+        deciding.add(module)
+        top, local = _imported(module)
+        todo += [m for m in top | local if m.startswith(analysis)]
+    assert "tddgit.audit.typingonly" in deciding
+    assert deciding - set(answercache._ANALYSIS) == set()
