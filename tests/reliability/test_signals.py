@@ -1,0 +1,65 @@
+"""SIGTERM unwinds like Ctrl-C (tddgit.signals), and never inside the import machinery.
+
+A KeyboardInterrupt raised while the innermost frame is importlib's own bootstrap code (a
+module lock's weakref callback, run whenever another thread's import lets go of a lock) is
+"ignored" by Python and can leave the global import lock held: the gate then hung until
+killed (seen in CI: `run.started` + SIGTERM while the verdict's modules load in a thread).
+The handler defers such a signal until the interpreter is out of that code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def test_a_sigterm_inside_importlib_bootstrap_is_deferred_not_lost() -> None:
+    script = textwrap.dedent(
+        """
+        import signal, sys, time
+        from tddgit.signals import terminate_as_interrupt
+
+        terminate_as_interrupt()
+        handler = signal.getsignal(signal.SIGTERM)
+        # a frame of importlib's bootstrap code, as a module lock's callback has
+        code = compile("frame = sys._getframe()", "<frozen importlib._bootstrap>", "exec")
+        scope = {"sys": sys}
+        exec(code, scope)
+        try:
+            handler(signal.SIGTERM, scope["frame"])
+        except KeyboardInterrupt:
+            print("raised inside importlib")
+            sys.exit(0)
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+            print("lost")
+        except KeyboardInterrupt:
+            print("deferred")
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "deferred", out.stdout + out.stderr
+
+
+def test_a_sigterm_elsewhere_unwinds_at_once() -> None:
+    script = textwrap.dedent(
+        """
+        import signal, sys
+        from tddgit.signals import terminate_as_interrupt
+
+        terminate_as_interrupt()
+        try:
+            signal.getsignal(signal.SIGTERM)(signal.SIGTERM, sys._getframe())
+            print("not raised")
+        except KeyboardInterrupt:
+            print("raised")
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "raised"
