@@ -14,9 +14,9 @@ RETRY_SECONDS = 0.01
 
 def terminate_as_interrupt() -> None:
     """Make SIGTERM unwind like Ctrl-C, so every ``finally`` runs (test process groups
-    are killed, snapshots removed) instead of the interpreter dying on the spot. A signal
-    that arrives inside the import machinery is deferred (``RETRY_SECONDS`` at a time) until
-    the interpreter is out of it."""
+    are killed, snapshots removed) instead of the interpreter dying on the spot. A SIGTERM
+    or SIGINT that arrives inside the import machinery is deferred (``RETRY_SECONDS`` at a
+    time) until the interpreter is out of it; a SIGINT that is ignored stays ignored."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if frame is not None and frame.f_code.co_filename in _IMPORT_MACHINERY:
@@ -27,5 +27,7 @@ def terminate_as_interrupt() -> None:
 
     try:
         signal.signal(signal.SIGTERM, handler)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, handler)
     except ValueError:
         pass  # not the main thread (embedded use): leave signals alone
