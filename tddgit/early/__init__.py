@@ -39,6 +39,7 @@ class Early:
     key: Key
     workdir: Path
     group: Group
+    runner: str = ""
 
 
 _lock = threading.Lock()
@@ -76,6 +77,30 @@ def start(runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -
         return  # the runner's own start will say why
     with _lock:
         _pending = Early(_key(argv, cwd, env, True), workdir, group)
+
+
+def start_plain(
+    runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], workdir: Path
+) -> None:
+    """Spawn ``argv`` in ``cwd`` as ``run_command`` would (its output in the group's pipe),
+    to be claimed with ``merge=True``; ``workdir`` (its files) is removed with it."""
+    global _pending
+    discard()
+    try:
+        group = spawn(argv, cwd, env)
+    except OSError:
+        _remove(workdir)
+        return  # the runner's own start will say why
+    with _lock:
+        _pending = Early(_key(argv, cwd, env, True), workdir, group, runner)
+
+
+def pending(runner: str) -> Path | None:
+    """The files directory of ``runner``'s early run (its command line names files there:
+    the runner builds its own in it to compare), or None when there is none."""
+    with _lock:
+        found = _pending
+    return found.workdir if found is not None and found.runner == runner else None
 
 
 def claim(
@@ -122,9 +147,10 @@ def _remove(workdir: Path) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def begin(cwd: Path) -> None:
+def begin(cwd: Path, phase: str = "") -> None:
     """Start the test command early where it is predictable (a Rust crate's ``cargo
-    test``); nothing otherwise. Never fails: a wrong guess costs only the early run."""
+    test``, a Python project's whole suite under pytest); nothing otherwise. Never fails:
+    a wrong guess costs only the early run."""
     if os.environ.get("TDDGIT_FAULT") or os.environ.get("TDDGIT_NO_EARLY"):
         return  # fault injection names the points of the usual start
     try:
@@ -133,5 +159,11 @@ def begin(cwd: Path) -> None:
         found = guess(cwd)
         if found is not None:
             start("rust", *found)
+            return
+        from tddgit.early.pytest import guess as guess_pytest
+
+        plain = guess_pytest(cwd, phase)
+        if plain is not None:
+            start_plain("pytest", *plain)
     except (OSError, ValueError):
         discard()

@@ -50,7 +50,8 @@ def gate_plan(config: Config, root: Path) -> GatePlan:
 
 
 def _pytest_command(config: Config, root: Path) -> tuple[str | None, str]:
-    from tddgit.runners.pytest import find_python, pytest_argv
+    from tddgit.pytestcmd import pytest_argv
+    from tddgit.runners.pytest import find_python
 
     try:
         python, why = find_python(config, root)

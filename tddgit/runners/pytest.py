@@ -17,18 +17,26 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tddgit.config import Config
+from tddgit.early import claim, pending
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult
 from tddgit.projects.scope import to_project
+from tddgit.pytestcmd import (
+    PROBE_PLUGIN,
+    auto_python,
+    pytest_argv,
+    run_argv,
+    run_env,
+    venv_python,
+)
 from tddgit.runners import RunRequest, in_repo
-from tddgit.runners.process import ProcResult, run_command
+from tddgit.runners.process import ProcResult, active_jail, run_command
 
 if TYPE_CHECKING:
     from tddgit.runners.probelog import ProbeLog
@@ -38,34 +46,8 @@ if TYPE_CHECKING:
 # much sooner, and the verdict waits for no import after them (the gate overhead target
 # is 1.3x plain pytest).
 
-PROBE_DIR = Path(__file__).resolve().parent / "_probe"
-PROBE_PLUGIN = "tddgit_probe"
 OUTPUT_TAIL_CHARS = 16 * 1024
 NO_TESTS_COLLECTED = 5
-
-# Variables that would point the tests' own git calls (or pytest plugins) at the wrong
-# place when tddgit itself runs inside a git hook or inside a pytest run.
-_DROPPED_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_PREFIX",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "PYTEST_CURRENT_TEST",
-    "PYTEST_XDIST_WORKER",
-    "PYTEST_XDIST_WORKER_COUNT",
-    "PYTEST_XDIST_TESTRUNUID",
-)
-
-
-def _venv_python(env_dir: Path) -> Path | None:
-    for rel in ("bin/python", "Scripts/python.exe"):
-        p = env_dir / rel
-        if p.is_file() and os.access(p, os.X_OK):
-            return p
-    return None
 
 
 def resolve_python(config: Config, project_root: Path) -> str:
@@ -85,34 +67,7 @@ def find_python(config: Config, project_root: Path) -> tuple[str, str]:
     value = config.python
     if value != "auto":
         return _configured_python(value, project_root), "python in the configuration"
-    candidates = [
-        (project_root / ".venv", "the project's .venv"),
-        (project_root / "venv", "the project's venv"),
-    ]
-    venv = os.environ.get("VIRTUAL_ENV")
-    if venv and not _framework_venv(venv):
-        candidates.insert(0, (Path(venv), "$VIRTUAL_ENV"))
-    for env_dir, why in candidates:
-        found = _venv_python(env_dir)
-        if found is not None:
-            return str(found), f"{why} (python = auto)"
-    return sys.executable, "the interpreter running tddgit (python = auto)"
-
-
-def pytest_argv(python: str) -> list[str]:
-    """How the gates start pytest (test paths and a private cache dir follow)."""
-    return [python, "-m", "pytest", "-p", PROBE_PLUGIN, "--continue-on-collection-errors"]
-
-
-def _framework_venv(venv: str) -> bool:
-    """pre-commit runs hooks with VIRTUAL_ENV set to its own venv, which holds tddgit but
-    not the user's project: never take that one for the project's interpreter."""
-    if not os.environ.get("PRE_COMMIT"):
-        return False
-    try:
-        return os.path.samefile(venv, sys.prefix)
-    except OSError:
-        return False
+    return auto_python(project_root)
 
 
 def _configured_python(value: str, project_root: Path) -> str:
@@ -124,7 +79,7 @@ def _configured_python(value: str, project_root: Path) -> str:
         if not p.is_absolute():
             p = project_root / p
         if p.is_dir():
-            found = _venv_python(p)  # `python = .venv` is a natural thing to write
+            found = venv_python(p)  # `python = .venv` is a natural thing to write
             if found is not None:
                 return str(found)
         if p.is_file():
@@ -206,26 +161,38 @@ class PytestRunner:
         base = pytest_argv(python)
         if requested and not args:
             return self._nothing_to_run(base, root, requested, absent)
-        with tempfile.TemporaryDirectory(prefix="tddgit-pytest-") as tmp:
+        early = pending(self.name) if active_jail() is None else None  # never unjailed
+        if early is None:
+            _drop_stale(request)  # the early start did before its spawn
+        tmp = early if early is not None else Path(tempfile.mkdtemp(prefix="tddgit-pytest-"))
+        try:
+            argv, env, asked = self._prepare(
+                request, tmp, root, project_root, python, requested, args
+            )
+            started = claim(argv, root, env, merge=True) if early is not None else None
+            if early is not None and started is None:  # not this run: killed, files gone
+                _drop_stale(request)
+                tmp = Path(tempfile.mkdtemp(prefix="tddgit-pytest-"))
+                argv, env, asked = self._prepare(
+                    request, tmp, root, project_root, python, requested, args
+                )
             out = Path(tmp, "probe.jsonl")
-            out.touch()
-            select = None
-            if requested:
-                select = Path(tmp, "select.json")
-                select.write_text(json.dumps(list(requested)), encoding="utf-8")
-            # A private cache dir instead of `-p no:cacheprovider`: the user's addopts may use
-            # --lf/--ff/--sw, which need the plugin; nothing lands in the user's tree.
-            argv = [*base, "-o", f"cache_dir={Path(tmp, 'cache')}", *args]
-            env = self._env(request, project_root, out, select)
-            asked = _cover_request(request, Path(tmp, "cover.json"), env)
             from tddgit.runners.watch import follow_probe
 
             with follow_probe(out, request.on_tests):
-                started = _then_load_readers(request.on_start)
-                proc = run_command(argv, root, timeout=request.timeout, env=env, on_start=started)
+                proc = run_command(
+                    argv,
+                    root,
+                    timeout=request.timeout,
+                    env=env,
+                    on_start=_then_load_readers(request.on_start),
+                    started=started.group if started is not None else None,
+                )
             from tddgit.runners.probelog import read_probe
 
             log = read_probe(out)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         if _pytest_missing(proc, log):
             raise RunnerError(
                 f"pytest is not installed for {python}",
@@ -263,6 +230,7 @@ class PytestRunner:
         args, _absent = plan_args(root, requested)
         if requested and not args:
             return ()
+        _drop_stale(request)
         with tempfile.TemporaryDirectory(prefix="tddgit-pytest-") as tmp:
             out = Path(tmp, "probe.jsonl")
             out.touch()
@@ -275,37 +243,32 @@ class PytestRunner:
             log = read_probe(out)
         return log.collected if log.collection_done else None
 
+    def _prepare(
+        self,
+        request: RunRequest,
+        tmp: Path,
+        root: Path,
+        project_root: Path,
+        python: str,
+        requested: tuple[str, ...],
+        args: list[str],
+    ) -> tuple[list[str], dict[str, str], dict[str, str]]:
+        """The run's command line and environment, its files in ``tmp`` (the probe's
+        report, the selection, the coverage request); and the files coverage is asked of."""
+        out = Path(tmp, "probe.jsonl")
+        out.touch()
+        select = None
+        if requested:
+            select = Path(tmp, "select.json")
+            select.write_text(json.dumps(list(requested)), encoding="utf-8")
+        env = self._env(request, project_root, out, select)
+        asked = _cover_request(request, Path(tmp, "cover.json"), env)
+        return run_argv(python, tmp, args), env, asked
+
     def _env(
         self, request: RunRequest, project_root: Path, out: Path, select: Path | None
     ) -> dict[str, str]:
-        given = dict(request.env or {})
-        env = {**os.environ, **given}
-        for name in _DROPPED_ENV:  # also when a gate passes a copy of a hook's environment
-            env.pop(name, None)
-        # The gates point imports at a snapshot through PYTHONPATH: keep it, probe first.
-        pythonpath = env.get("PYTHONPATH")
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROBE_DIR), pythonpath]))
-        # Never leave __pycache__ in the user's tree: the project's bytecode goes to
-        # tddgit's own dir (the probe arranges it), or none is written.
-        if request.bytecode_cache is not None:
-            from tddgit.runners.bytecode import drop_stale
-
-            drop_stale(request.bytecode_cache, request.root)  # no stale .pyc judged
-            # The probe diverts only the project's bytecode there: pytest's own and the
-            # libraries' stay where Python caches them (a cold gate compiles nothing else).
-            env["TDDGIT_PYCACHE"] = str(request.bytecode_cache)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"  # until the probe has diverted the project's
-        env.setdefault("PY_COLORS", "0")
-        env["TDDGIT_PROBE_OUT"] = str(out)
-        env.pop("TDDGIT_PROBE_COVER", None)  # only this run's own request may turn it on
-        if select is not None:
-            env["TDDGIT_PROBE_SELECT"] = str(select)
-        else:
-            env.pop("TDDGIT_PROBE_SELECT", None)
-        project_dirs = [str(request.root), str(project_root)]
-        project_dirs += [p for p in given.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env["TDDGIT_PROBE_PROJECT"] = os.pathsep.join(project_dirs)
-        return env
+        return run_env(request.env, request.root, project_root, out, select, request.bytecode_cache)
 
     def _nothing_to_run(
         self, base: list[str], root: Path, requested: tuple[str, ...], absent: list[str]
@@ -326,6 +289,14 @@ class PytestRunner:
             tests=tests,
             notes=notes,
         )
+
+
+def _drop_stale(request: RunRequest) -> None:
+    """No stale ``.pyc`` judged: those of sources changed since (``tddgit.bytecache``)."""
+    if request.bytecode_cache is not None:
+        from tddgit.bytecache import drop_stale
+
+        drop_stale(request.bytecode_cache, request.root)
 
 
 def _then_load_readers(

@@ -10,8 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tddgit.pytestcmd import PROBE_DIR, PROBE_PLUGIN
 from tddgit.runners.probelog import parse_probe
-from tddgit.runners.pytest import PROBE_DIR, PROBE_PLUGIN
 
 SUITE = """
 import pytest

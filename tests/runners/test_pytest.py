@@ -588,7 +588,7 @@ def test_results_are_test_results(causes: tuple[Path, RunResult]) -> None:
 
 
 def test_the_probe_imports_alone_without_tddgit() -> None:
-    from tddgit.runners.pytest import PROBE_DIR
+    from tddgit.pytestcmd import PROBE_DIR
 
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import tddgit_probe; "

@@ -1,0 +1,169 @@
+"""The gate's early start of pytest (issue 24: the red gate <= 1.3x plain `python -m
+pytest`, warm and cold): `tddgit red` spawns the pytest runner's exact command before the
+gate reads the index, and the run it judges is that one only when it is exactly the run
+the gate would make. Real pytest and git, seen through wrappers that log each start and
+then exec the real tool: git on PATH, the interpreter as the project's `$VIRTUAL_ENV`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GitRepo
+from tests.runners.cycles import gate, stage, targets
+from tests.runners.test_process import gone
+
+pytestmark = pytest.mark.slow
+
+# Each start: "<tool> <pid> <cwd> <args>"; `exec` keeps the pid (the tool's own).
+WRAPPER = '#!/bin/sh\necho "{name} $$ $(pwd) $*" >> "$TDDGIT_TEST_LOG"\nexec {real} "$@"\n'
+
+PYPROJECT = """\
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+
+[tool.tddgit.red]
+scope = "all"
+"""
+CALC = "def add(a, b):\n    return a + b\n"
+ADD_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+MUL_TEST = "import calc\n\n\ndef test_mul():\n    assert calc.mul(2, 3) == 6\n"
+
+
+@pytest.fixture
+def py(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> GitRepo:
+    repo.write("pyproject.toml", PYPROJECT, dedent=False)
+    repo.write(".gitignore", "__pycache__/\n", dedent=False)
+    repo.write("calc.py", CALC, dedent=False)
+    repo.write("tests/test_calc.py", ADD_TEST, dedent=False)
+    repo.commit("start")
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    git = shutil.which("git")
+    assert git is not None
+    for name, real in (("git", git), ("python", sys.executable)):
+        wrapper = bin_dir / name
+        wrapper.write_text(WRAPPER.format(name=name, real=real))
+        wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "venv"))  # python = auto: this one
+    monkeypatch.setenv("TDDGIT_TEST_LOG", str(tmp_path / "starts.log"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    return repo
+
+
+def starts(tmp_path: Path) -> list[list[str]]:
+    """The logged starts since the last call: [tool, pid, cwd, args...] each."""
+    log = tmp_path / "starts.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.write_text("")
+    return [line.split() for line in lines]
+
+
+def pytests(seen: list[list[str]]) -> list[list[str]]:
+    return [s for s in seen if s[0] == "python" and s[3:6] == ["-m", "pytest", "-p"]]
+
+
+def test_pytest_starts_before_the_gate_reads_the_index(py: GitRepo, tmp_path: Path) -> None:
+    stage(py, {"tests/test_mul.py": MUL_TEST})
+    starts(tmp_path)
+    code, data = gate(py, "red")
+    assert code == 0, data["reasons"]
+    assert targets(data) == {"tests/test_mul.py::test_mul": ("failed", "not-implemented")}, data
+    seen = starts(tmp_path)
+    runs = pytests(seen)
+    assert len(runs) == 1, seen  # the early run is the gate's run: pytest once
+    assert Path(runs[0][2]) == py.root.resolve(), runs
+    # Only the early start's own look at the work tree (is it the index?) comes first:
+    # the gate's reading of the index (`write-tree`, `rev-parse`) comes after pytest.
+    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
+    assert reads and seen.index(runs[0]) < reads[0], seen
+    assert not list((tmp_path / "scratch").glob("tddgit-*")), "the run's files stay"
+
+
+def test_a_work_tree_unlike_the_index_is_judged_on_the_staged_tree(
+    py: GitRepo, tmp_path: Path
+) -> None:
+    """Where the work tree differs from the index the gate runs on a snapshot: no early
+    run in the work tree, and the verdict is the staged test's."""
+    stage(py, {"tests/test_mul.py": MUL_TEST})
+    py.write("calc.py", CALC + "\n\ndef mul(a, b):\n    return a * b\n", dedent=False)  # unstaged
+    starts(tmp_path)
+    code, data = gate(py, "red")
+    assert code == 0, data["reasons"]
+    assert targets(data) == {"tests/test_mul.py::test_mul": ("failed", "not-implemented")}, data
+    runs = pytests(starts(tmp_path))
+    assert len(runs) == 1, runs
+    assert Path(runs[0][2]) != py.root.resolve(), runs  # the snapshot's
+
+
+def test_a_gate_that_refuses_before_its_run_ends_the_early_run(py: GitRepo, tmp_path: Path) -> None:
+    starts(tmp_path)
+    # Nothing staged: refused before the run. A test that would run for minutes shows
+    # the early run is killed, not waited for.
+    py.write("tests/test_slow.py", "import time\n\ndef test_slow():\n    time.sleep(300)\n")
+    py.commit("a slow test")
+    starts(tmp_path)
+    proc = py.tddgit("red", "--json")
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "nothing is staged" in proc.stderr
+    runs = pytests(starts(tmp_path))
+    assert len(runs) == 1, runs  # it did start early
+    assert gone([int(runs[0][1])], within=10.0)  # SIGKILLed; a busy machine reaps late
+    assert not list((tmp_path / "scratch").glob("tddgit-*")), "the early run's files stay"
+    assert not list(py.root.rglob("__pycache__")), "the early run wrote into the tree"
+
+
+def test_another_configured_runner_gets_no_early_start(py: GitRepo, tmp_path: Path) -> None:
+    py.write(
+        "pyproject.toml",
+        PYPROJECT + '\n[tool.tddgit]\nrunner = "command"\ntest_command = "python -m pytest -q"\n',
+        dedent=False,
+    )
+    py.commit("the command runner")
+    stage(py, {"tests/test_mul.py": MUL_TEST})
+    starts(tmp_path)
+    code, data = gate(py, "red")
+    assert code == 0, data["reasons"]
+    assert pytests(starts(tmp_path)) == []  # no `-m pytest -p tddgit_probe`: never started
+
+
+def test_a_red_of_the_changed_tests_only_gets_no_early_start(py: GitRepo, tmp_path: Path) -> None:
+    """The default red scope runs the staged test files, known only from the index: no
+    guess, so no wasted run beside the gate's."""
+    py.write("pyproject.toml", PYPROJECT.split("[tool.tddgit")[0], dedent=False)
+    py.commit("default scope")
+    stage(py, {"tests/test_mul.py": MUL_TEST})
+    starts(tmp_path)
+    code, data = gate(py, "red")
+    assert code == 0, data["reasons"]
+    runs = pytests(starts(tmp_path))
+    assert len(runs) == 1 and runs[0][-1] == "tests/test_mul.py", runs
+
+
+def test_an_early_start_of_a_yaml_configuration_is_the_gates_run(
+    py: GitRepo, tmp_path: Path
+) -> None:
+    """A ``.tddgit.yaml`` is read from the parse cache a gate left (no YAML parser before
+    the spawn); the early run is claimed once that cache matches the file."""
+    py.write("pyproject.toml", PYPROJECT.split("[tool.tddgit")[0], dedent=False)
+    config = py.write(".tddgit.yaml", "red:\n  scope: all\n", dedent=False)
+    os.utime(config, (1_600_000_000, 1_600_000_000))  # long unchanged: its parse is cached
+    py.commit("yaml configuration")
+    stage(py, {"tests/test_mul.py": MUL_TEST})
+    assert gate(py, "red")[0] == 0  # leaves the cache
+    stage(py, {"tests/test_mul.py": MUL_TEST.replace("6", "7")})
+    starts(tmp_path)
+    code, data = gate(py, "red")
+    assert code == 0, data["reasons"]
+    seen = starts(tmp_path)
+    runs = pytests(seen)
+    assert len(runs) == 1, seen
+    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] == "write-tree"]
+    assert reads and seen.index(runs[0]) < reads[0], seen
