@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -137,15 +138,55 @@ def _settings(top: Path, pyproject: bytes | None) -> dict[str, Any] | None:
 
 def _cached_yaml(path: Path, cache: Path) -> Any:
     """The parse of ``path`` a gate left in ``cache`` (``config_file.yaml_cached``) when
-    it is of this very file; otherwise None (unknown)."""
+    it is of this very file; otherwise the file read as plain keys (``_plain_yaml``)."""
     try:
         st = path.stat()
         entry = json.loads(cache.read_text(encoding="utf-8"))
+        if isinstance(entry, dict) and entry.get("key") == [str(path), st.st_size, st.st_mtime_ns]:
+            return entry.get("raw") or {}
     except (OSError, ValueError):
+        pass
+    return _plain_yaml(path)
+
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*))?")
+_SCALAR = re.compile(r"""([A-Za-z0-9_./-]+)|"([A-Za-z0-9_./ -]*)"|'([A-Za-z0-9_./ -]*)'""")
+
+
+def _plain_yaml(path: Path) -> dict[str, Any] | None:
+    """A YAML file of the plainest form, as ``{"red": {"scope": "all"}}``: top-level
+    ``key: word`` lines, and ``section:`` lines followed by indented ``key: word`` lines.
+    Anything else (lists, flow style, anchors, deeper nesting) is None: unknown. A fresh
+    clone has no parse cache yet, and loading a YAML parser costs the gate's start."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
-    if isinstance(entry, dict) and entry.get("key") == [str(path), st.st_size, st.st_mtime_ns]:
-        return entry.get("raw") or {}
-    return None
+    raw: dict[str, Any] = {}
+    section: dict[str, Any] | None = None
+    for line in text.splitlines():
+        body = line.split(" #", 1)[0].rstrip()
+        if not body.strip() or body.lstrip().startswith("#") or body == "---":
+            continue
+        indented = body[0] in " \t"
+        found = _KEY.fullmatch(body.strip())
+        if found is None or (indented and section is None):
+            return None
+        key, value = found.groups()
+        if value is None:
+            if indented:
+                return None  # deeper nesting
+            section = raw[key] = {}
+            continue
+        word = _SCALAR.fullmatch(value)
+        if word is None:
+            return None
+        (section if indented and section is not None else raw)[key] = next(
+            w for w in word.groups() if w is not None
+        )
+        if not indented:
+            section = None
+    return raw
 
 
 def _runs_everything(settings: Mapping[str, Any], phase: str) -> bool:
@@ -159,7 +200,8 @@ def _runs_everything(settings: Mapping[str, Any], phase: str) -> bool:
     if settings.get(f"{phase}.scope", default) != "all":
         return False  # the staged test files: known only from the index
     if phase == "green":  # green measures coverage for its yagni and mutation checks
-        return all(settings.get(f"green.{key}", "warn") == "off" for key in ("yagni", "mutation"))
+        off = ("off", False)  # YAML 1.1 reads a plain `off` as false
+        return all(settings.get(f"green.{key}", "warn") in off for key in ("yagni", "mutation"))
     return True
 
 

@@ -147,23 +147,47 @@ def test_a_red_of_the_changed_tests_only_gets_no_early_start(py: GitRepo, tmp_pa
     assert len(runs) == 1 and runs[0][-1] == "tests/test_mul.py", runs
 
 
-def test_an_early_start_of_a_yaml_configuration_is_the_gates_run(
+def early_and_once(seen: list[list[str]]) -> None:
+    """pytest ran once, before the gate's first look at the index."""
+    runs = pytests(seen)
+    assert len(runs) == 1, seen
+    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
+    assert reads and seen.index(runs[0]) < reads[0], seen
+
+
+def test_a_yaml_configuration_starts_early_in_a_fresh_clone_and_after(
     py: GitRepo, tmp_path: Path
 ) -> None:
-    """A ``.tddgit.yaml`` is read from the parse cache a gate left (no YAML parser before
-    the spawn); the early run is claimed once that cache matches the file."""
+    """A fresh clone has no parse cache of ``.tddgit.yaml``: a plain file is read as plain
+    keys (no YAML parser before the spawn); later, the parse a gate cached is used."""
     py.write("pyproject.toml", PYPROJECT.split("[tool.tddgit")[0], dedent=False)
-    config = py.write(".tddgit.yaml", "red:\n  scope: all\n", dedent=False)
-    os.utime(config, (1_600_000_000, 1_600_000_000))  # long unchanged: its parse is cached
+    config = py.write(".tddgit.yaml", "# the gates\nred:\n  scope: all  # every test\n")
+    py.commit("yaml configuration")
+    for n, cached in enumerate((False, True)):
+        if cached:
+            os.utime(config, (1_600_000_000, 1_600_000_000))  # long unchanged: cached
+            py.git("update-index", "--refresh")  # a new mtime is no change (`git status`)
+            assert py.tddgit("red", "--no-commit").returncode == 0  # leaves the cache
+        assert (py.root / ".git" / "tddgit" / "config-cache.json").exists() is cached
+        stage(py, {"tests/test_mul.py": MUL_TEST.replace("6", str(7 + n))})
+        starts(tmp_path)
+        proc = py.tddgit("red", "--no-commit")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        early_and_once(starts(tmp_path))
+
+
+def test_a_yaml_configuration_beyond_plain_keys_gets_no_early_start(
+    py: GitRepo, tmp_path: Path
+) -> None:
+    py.write("pyproject.toml", PYPROJECT.split("[tool.tddgit")[0], dedent=False)
+    py.write(".tddgit.yaml", "red: {scope: all}\n")  # flow style: not read before the gate
     py.commit("yaml configuration")
     stage(py, {"tests/test_mul.py": MUL_TEST})
-    assert gate(py, "red")[0] == 0  # leaves the cache
-    stage(py, {"tests/test_mul.py": MUL_TEST.replace("6", "7")})
     starts(tmp_path)
     code, data = gate(py, "red")
     assert code == 0, data["reasons"]
     seen = starts(tmp_path)
     runs = pytests(seen)
     assert len(runs) == 1, seen
-    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] == "write-tree"]
-    assert reads and seen.index(runs[0]) < reads[0], seen
+    first_git = next(i for i, s in enumerate(seen) if s[0] == "git")
+    assert seen[first_git][3:5] == ["rev-parse", "--path-format=absolute"], seen  # no early look
