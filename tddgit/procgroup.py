@@ -14,7 +14,6 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 # `read` returns at EOF, i.e. when tddgit closed the pipe or died: then kill the group.
@@ -22,13 +21,24 @@ from pathlib import Path
 _WATCHDOG = 'read _ignored; kill -KILL "-$1" 2>/dev/null; exit 0'
 
 
-@dataclass(frozen=True)
 class Group:
-    """A started command (the leader of its own process group) and its watchdog."""
+    """A started command (the leader of its own process group) and its watchdog.
 
-    proc: subprocess.Popen[bytes]
-    watchdog: subprocess.Popen[bytes] | None
-    started: float  # time.monotonic() just before the spawn: the run's duration counts from it
+    A plain class, not a dataclass: the early start builds one before the gate has
+    imported ``dataclasses`` (and ``inspect``, ``ast``... with it), a tenth of its
+    start-up before the spawn."""
+
+    __slots__ = ("proc", "started", "watchdog")
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        watchdog: subprocess.Popen[bytes] | None,
+        started: float,  # time.monotonic() just before the spawn: the run's duration counts from it
+    ) -> None:
+        self.proc = proc
+        self.watchdog = watchdog
+        self.started = started
 
 
 def spawn(argv: Sequence[str] | str, cwd: Path, env: Mapping[str, str] | None) -> Group:

@@ -24,7 +24,6 @@ import shlex
 import signal
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit.procgroup import Group, spawn, stop_watchdog
@@ -32,14 +31,18 @@ from tddgit.procgroup import Group, spawn, stop_watchdog
 Key = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], bool]
 
 
-@dataclass(frozen=True)
 class Early:
-    """A started run whose output goes to files in ``workdir`` (``capture_line``)."""
+    """A started run whose output goes to files in ``workdir`` (``capture_line``), or to
+    its group's pipe (``start_plain``). A plain class: no ``dataclasses`` before the
+    spawn (see ``procgroup.Group``)."""
 
-    key: Key
-    workdir: Path
-    group: Group
-    runner: str = ""
+    __slots__ = ("group", "key", "runner", "workdir")
+
+    def __init__(self, key: Key, workdir: Path, group: Group, runner: str = "") -> None:
+        self.key = key
+        self.workdir = workdir
+        self.group = group
+        self.runner = runner
 
 
 _lock = threading.Lock()

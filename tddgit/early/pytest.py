@@ -19,14 +19,17 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from tddgit.bytecache import drop_stale
 from tddgit.importpaths import import_env
 from tddgit.pytestcmd import auto_python, run_argv, run_env
+
+TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # Files at the top that make detection pick another runner (``runners/detect.py``).
 _OTHERS = ("package.json", "pom.xml", "go.mod", "Cargo.toml")
@@ -69,11 +72,28 @@ def guess(cwd: Path, phase: str) -> tuple[list[str], Path, dict[str, str], Path]
     python, _why = auto_python(top)
     pycache = top / ".git" / "tddgit" / "pycache"
     drop_stale(pycache, top)  # as the runner does before its spawn: no stale .pyc judged
-    workdir = Path(tempfile.mkdtemp(prefix="tddgit-pytest-"))
+    workdir = _scratch("tddgit-pytest-")
     out = workdir / "probe.jsonl"
     out.touch()
     env = run_env({**os.environ, **import_env(top)}, top, top, out, None, pycache)
     return run_argv(python, workdir, []), top, env, workdir
+
+
+def _scratch(prefix: str) -> Path:
+    """A new private directory where ``tempfile.mkdtemp`` would make one (its first
+    choices: ``$TMPDIR``, ``$TEMP``, ``$TMP``, ``/tmp``), without importing ``tempfile``
+    (``random``, ``shutil``... before the spawn)."""
+    base = next(
+        (d for d in map(os.environ.get, ("TMPDIR", "TEMP", "TMP")) if d and os.path.isdir(d)),
+        "/tmp",
+    )
+    while True:
+        path = Path(base, prefix + os.urandom(6).hex())
+        try:
+            path.mkdir(mode=0o700)
+            return path
+        except FileExistsError:
+            continue
 
 
 def _top(cwd: Path) -> Path | None:

@@ -125,3 +125,43 @@ def test_a_killed_runs_truncated_last_line_loses_only_itself(tmp_path: Path) -> 
     assert cut == whole
     assert len(whole.started) == 8 and len(whole.reports) == 8
     assert whole.exitstatus == 1
+
+
+def test_pytest_loads_the_probe_as_it_is_not_rewritten(tmp_path: Path) -> None:
+    """pytest rewrites (parses, compiles) every ``-p`` plugin module; the gates run pytest
+    writing no bytecode until the probe has loaded, so a rewritten probe was parsed and
+    compiled anew on every gate run. The hooks' module loads from Python's own cache."""
+    (tmp_path / "conftest.py").write_text(
+        "import sys\n\n"
+        "def pytest_configure(config):\n"
+        "    loader = type(sys.modules['tddgit_probe_hooks'].__loader__).__name__\n"
+        "    open('loader.txt', 'w').write(loader)\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(PROBE_DIR), "TDDGIT_PROBE_OUT": str(tmp_path / "o")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", PROBE_PLUGIN, "-p", "no:cacheprovider", "-q"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "loader.txt").read_text() == "SourceFileLoader"
+
+
+def test_the_plugin_module_names_every_hook_of_the_probe() -> None:
+    """A hook defined in ``tddgit_probe_hooks`` but not named by ``tddgit_probe`` (the
+    module pytest registers) would silently never run."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tddgit_probe, tddgit_probe_hooks; "
+        "hooks = sorted(n for n in vars(tddgit_probe_hooks) if n.startswith('pytest_')); "
+        "named = sorted(n for n in vars(tddgit_probe) if n.startswith('pytest_')); "
+        "print(hooks == named == sorted(tddgit_probe.__all__), len(hooks))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(PROBE_DIR)], capture_output=True, text=True, check=False
+    )
+    assert proc.stdout.split() == ["True", "13"], proc.stdout + proc.stderr
