@@ -31,9 +31,12 @@ def main(argv: list[str] | None = None) -> int:
             return code
     if args and args[0] in ("red", "green", "refactor"):
         # Every gate's start-up is overhead on its test run: no click for plain arguments.
+        from tddgit.commands.phase_fast import end_process
         from tddgit.commands.phase_fast import fast_path as phase_fast_path
 
         code = phase_fast_path(args[0], args[1:])
+        if code is not None and argv is None:
+            end_process(code)  # the process's own command line: nothing left to tear down
         if code is not None:
             return code
     from tddgit.cli import run

@@ -77,17 +77,17 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
         from tddgit.commands.phase_step import run_phase
         from tddgit.entry import debug_env, guarded
 
-        code = guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
+        return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
     finally:
         early.discard()  # a gate that refused before its run, or ran another command
-    _end_process(code)
 
 
-def _end_process(code: int) -> NoReturn:
-    """End the process now, its output flushed: everything the step owns (the test run,
-    snapshots, temporary files, the commit) is finished and removed by now, and letting
-    the interpreter tear down the ~180 modules a gate loads, one object at a time, is
-    ~25M instructions after the tests (a gate's overhead on its run: PRODUCT.md §11)."""
+def end_process(code: int) -> NoReturn:
+    """End the process now, its output flushed (``tddgit.__main__``, after ``fast_path``
+    as the process's own command): everything the step owns (the test run, snapshots,
+    temporary files, the commit) is finished and removed by then, and letting the
+    interpreter tear down the ~180 modules a gate loads, one object at a time, is ~25M
+    instructions after the tests (a gate's overhead on its run: PRODUCT.md §11)."""
     import os
     import sys
 
