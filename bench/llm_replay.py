@@ -87,8 +87,9 @@ TOY = Shape(
     ("specs/sub.yaml", SPEC),
     ("tests/test_sub.py", SUB_TESTS),
     "calc.py",
-    _write("calc.py", CALC + "\n\ndef sub(a, b):\n    return a + b\n"),
-    _write("calc.py", SUB_RIGHT),
+    # a new function is added at the module's end (edit_file without old_text)
+    ("edit_file", {"path": "calc.py", "new_text": "\n\ndef sub(a, b):\n    return a + b\n"}),
+    ("edit_file", {"path": "calc.py", "new_text": SUB_RIGHT.removeprefix(CALC)}),
     _write("calc.py", SUB_RIGHT),
     _write(
         "calc.py", SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")

@@ -303,3 +303,18 @@ def test_imported_modules_resolve_a_src_layout_and_stay_bounded(tmp_path: Path) 
     assert "secrets.py" not in text and "KEY =" not in text
     assert "pytest" not in text and "Module os" not in text
     assert str(tmp_path) not in text
+
+
+def test_edit_file_without_old_text_adds_a_function_at_the_end(
+    red: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """Adding a function is the commonest green: the model writes only the new code, not an
+    anchor it must repeat (old_text, then again in new_text) nor the whole module."""
+    added = "\n\ndef sub(a, b):\n    return a - b\n"
+    fake_api.push(reply(tool("edit_file", path="calc.py", new_text=added)), finish())
+    code, out, err = generate(red, phase="green")
+    assert code == 0, out + err
+    assert fake_api.tool_results(2)[0]["content"] == "added 34 bytes at the end of calc.py"
+    assert (red.root / "calc.py").read_text() == RIGHT
+    spec = next(t for t in fake_api.requests[0].body["tools"] if t["name"] == "edit_file")
+    assert spec["input_schema"]["required"] == ["path", "new_text"]
