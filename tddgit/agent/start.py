@@ -93,14 +93,19 @@ def green_message(repo: Repo, config: Config, start: Start) -> str:
 
     result = run_work_tree(repo, config, start.targets)
     by_id = {t.id: t for t in result.tests}
-    lines = ["The target tests of the open red step, as they run now:"]
+    # targets that fail alike (a red's usually do: the code does not exist yet) are named
+    # together, their light and message said once
+    alike: dict[str, list[str]] = {}
     for target in start.targets:
         t = by_id.get(target)
         if t is None:
-            lines.append(f"- {target}: did not run")
+            alike.setdefault("did not run", []).append(target)
             continue
         cause = f", cause: {t.cause.value}" if t.cause else ""
-        lines.append(f"- {t.id}: {t.light.value} ({t.outcome.value}{cause}) {t.message[:500]}")
+        how = f"{t.light.value} ({t.outcome.value}{cause}) {t.message[:500]}"
+        alike.setdefault(how, []).append(t.id)
+    lines = ["The target tests of the open red step, as they run now:"]
+    lines += [f"- {', '.join(ids)}: {how}" for how, ids in alike.items()]
     for path, text in start.test_files:
         lines += ["", f"Test file {path} (read-only: the specification):", "```", text, "```"]
     return "\n".join(lines)
@@ -113,7 +118,5 @@ def refactor_message(repo: Repo, start: Start, side: str) -> str:
         out = repo.git("show", "--name-only", "--format=", start.last_step)
         changed = ", ".join(p for p in out.split("\n") if p)
     text = f"The last step is {shown}" + (f" (it changed {changed})" if changed else "") + "."
-    return (
-        f"{text} Refactor the {side} side only; every test passes now and must keep "
-        "passing. If nothing is worth improving, end without changing anything."
-    )
+    # the rest (every test keeps passing, nothing worth improving) is the task's
+    return f"{text} Refactor the {side} side only."
