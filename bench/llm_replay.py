@@ -1,8 +1,9 @@
 """What prompt caching saves (issue 30): three scripted red -> green -> refactor sessions
 run for real (the real SDK against the tests' local fake Messages API, real gates, the
 jail when bubblewrap is there) on two projects (the tests' toy, a small src-layout
-library: bench/llm_library.py), each with the spec in red only (``generate red SPEC``,
-``generate green``, ``generate refactor``) and in every phase (as ``tddgit cycle`` sends
+library: bench/llm_library.py), each with the spec given to red only (``generate red SPEC``,
+``generate green``, ``generate refactor``: the later two are given the red's spec from its
+evidence, so these are the cycle's requests too) and in every phase (as ``tddgit cycle`` sends
 it). The fake server answers every request with the usage the API's prompt-caching rules
 give for the breakpoints tddgit sets (tests/agent/promptcache.py: the model's minimum, the
 prefix match, the 20-block lookback, four breakpoints at most). "After" is that usage
