@@ -238,7 +238,8 @@ def run_phase(
         duration=time.monotonic() - started,
         files=tuple(workspace.touched),
         coverage=coverage,
-        spec=options.spec.path if options.spec else None,
+        # a plan task's slice is not the file's spec: a later phase could not rebuild it
+        spec=options.spec.path if options.spec and options.spec.task is None else None,
     )
 
 
