@@ -277,13 +277,13 @@ def allocate(amount: int, parts: int) -> list[int]:
     return [share + 1] * rest + [share] * (parts - rest)
 '''
 
-# The green appends the function after fmt's last line; the refactor names a value. Each an
-# edit_file call's input, as a model edits a module of this size.
-_LAST = '    return f"{sign}{whole}.{frac:0{cur.digits}d} {cur.code}"\n'
+# The green adds the function at the module's end (edit_file without old_text: only the
+# new code); the refactor names a value. Each an edit_file call's input, as a model edits a
+# module of this size.
 _BODY = "    share, rest = divmod(amount, parts)\n    return [share + 1] * rest + [share] * (parts - rest)\n"
 PROD = "src/centsplit/amounts.py"
-EDIT_WRONG = {"path": PROD, "old_text": _LAST, "new_text": _LAST + _ALLOCATE_WRONG}
-EDIT_RIGHT = {"path": PROD, "old_text": _LAST, "new_text": _LAST + _ALLOCATE}
+EDIT_WRONG = {"path": PROD, "new_text": _ALLOCATE_WRONG}
+EDIT_RIGHT = {"path": PROD, "new_text": _ALLOCATE}
 EDIT_FIX = {
     "path": PROD,
     "old_text": "    return [amount // parts] * parts\n",

@@ -1,8 +1,9 @@
 """What prompt caching saves (issue 30): three scripted red -> green -> refactor sessions
 run for real (the real SDK against the tests' local fake Messages API, real gates, the
 jail when bubblewrap is there) on two projects (the tests' toy, a small src-layout
-library: bench/llm_library.py), each with the spec in red only (``generate red SPEC``,
-``generate green``, ``generate refactor``) and in every phase (as ``tddgit cycle`` sends
+library: bench/llm_library.py), each with the spec given to red only (``generate red SPEC``,
+``generate green``, ``generate refactor``: the later two are given the red's spec from its
+evidence, so these are the cycle's requests too) and in every phase (as ``tddgit cycle`` sends
 it). The fake server answers every request with the usage the API's prompt-caching rules
 give for the breakpoints tddgit sets (tests/agent/promptcache.py: the model's minimum, the
 prefix match, the 20-block lookback, four breakpoints at most). "After" is that usage
@@ -87,8 +88,9 @@ TOY = Shape(
     ("specs/sub.yaml", SPEC),
     ("tests/test_sub.py", SUB_TESTS),
     "calc.py",
-    _write("calc.py", CALC + "\n\ndef sub(a, b):\n    return a + b\n"),
-    _write("calc.py", SUB_RIGHT),
+    # a new function is added at the module's end (edit_file without old_text)
+    ("edit_file", {"path": "calc.py", "new_text": "\n\ndef sub(a, b):\n    return a + b\n"}),
+    ("edit_file", {"path": "calc.py", "new_text": SUB_RIGHT.removeprefix(CALC)}),
     _write("calc.py", SUB_RIGHT),
     _write(
         "calc.py", SUB_RIGHT.replace("return a - b", "difference = a - b\n    return difference")

@@ -18,7 +18,9 @@ class Phase:
     writable: frozenset[Kind]  # the kinds of file write_file / edit_file may touch
     read_only_reason: str  # the refusal the model reads for any other file
     task: str  # the system prompt's account of the step
-    done_when: str  # what `finish` checks, in the model's words
+    # what `finish` checks, in the model's words (what a refusal brings is the shared
+    # block's: every phase says it alike, so it is cached across phases)
+    done_when: str
     recovers: bool = False  # stuck once: back to the best state and go on (green, refactor)
     may_end_unchanged: bool = False  # ending without a change is "nothing to do" (refactor)
     # kinds of file writable with stubs only (red: the names a new test needs, bodies that
@@ -44,8 +46,7 @@ RED = Phase(
     ),
     done_when=(
         "`finish` runs tddgit's red gate on your test files: it holds when the new tests "
-        "exist, fail for the right reason, and the other tests still pass. If it refuses, "
-        "you get every reason with its fix: correct the tests and call `finish` again."
+        "exist, fail for the right reason, and the other tests still pass."
     ),
 )
 
@@ -61,9 +62,7 @@ GREEN = Phase(
     ),
     done_when=(
         "`finish` runs tddgit's green gate: it holds when every target test passes, no "
-        "other test regressed, no test was removed or edited, and production code changed. "
-        "If it refuses, you get every reason with its fix: correct the code and call "
-        "`finish` again."
+        "other test regressed, no test was removed or edited, and production code changed."
     ),
     recovers=True,
 )
@@ -80,8 +79,7 @@ REFACTOR = Phase(
     ),
     done_when=(
         "`finish` runs tddgit's refactor gate: it holds when the same tests exist and all "
-        "pass, and every added production line is executed by a test. If it refuses, you "
-        "get every reason with its fix."
+        "pass, and every added production line is executed by a test."
     ),
     recovers=True,
     may_end_unchanged=True,
@@ -99,8 +97,7 @@ REFACTOR_TESTS = Phase(
         "and change nothing."
     ),
     done_when=(
-        "`finish` runs tddgit's refactor gate: it holds when the same tests exist and all "
-        "pass. If it refuses, you get every reason with its fix."
+        "`finish` runs tddgit's refactor gate: it holds when the same tests exist and all pass."
     ),
     recovers=True,
     may_end_unchanged=True,

@@ -20,16 +20,6 @@ def system_prompt(
     the ``project``), cached once for the cycle; then the rendered ``spec`` when there is
     one (a cycle gives it to every phase: cached after the first block, so a ``generate``
     without a spec still shares the first); then this phase's task."""
-    if phase.name == "red":
-        steps = (
-            "Work in small steps: look at the project's layout and existing tests first, "
-            "write the tests, check them with run_tests, then call finish."
-        )
-    else:
-        steps = (
-            "Work in small steps: read the code and the tests first, change the code, "
-            "check it with run_tests, then call finish."
-        )
     naming = (
         "Name each test case id of the specification (such as TC-1) in the test that "
         "covers it, in the test's name (test_tc_1_...) or its docstring."
@@ -40,9 +30,15 @@ def system_prompt(
         "Rules: paths are relative to the repository root; nothing under .git/, nothing "
         "git ignores, and no secret file is readable; a refused tool call says why. "
         "Files that count as tests match: " + ", ".join(test_globs[:12]) + ".",
+        # what every phase is told alike, said once here: the phases' own blocks are
+        # cached by no other phase. Nothing asks the model to look around first: the
+        # project below (and the first message) is what it would have looked for.
+        "Work in small steps: change the files, check them with run_tests, then call "
+        "finish, which runs the step's gate. If the gate refuses, you get every reason "
+        "with its fix: correct the files and call finish again.",
         *([f"The project:\n\n{project}"] if project else []),
     ]
-    own = [phase.task, *([naming] if phase.name == "red" else []), phase.done_when, steps]
+    own = [phase.task, *([naming] if phase.name == "red" else []), phase.done_when]
     return ("\n\n".join(shared), *([spec] if spec else []), "\n\n".join(own))
 
 

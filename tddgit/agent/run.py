@@ -40,7 +40,7 @@ from tddgit.evidence import Evidence
 from tddgit.git import Repo
 from tddgit.jail import INSTALL, Jail, jailed, unavailable
 from tddgit.paths import Classifier, Kind
-from tddgit.spec import Spec
+from tddgit.spec import Spec, load_spec
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class RunReport:
     duration: float
     files: tuple[str, ...]  # what the run wrote (kept only when it holds)
     coverage: SpecCoverage | None
+    spec: str | None = None  # the spec the model was given (repo-relative)
 
     @property
     def holds(self) -> bool:
@@ -85,6 +86,8 @@ class RunReport:
             "cost_usd": self.cost,
             "prices_as_of": PRICES_AS_OF,
         }
+        if self.spec is not None:  # a later phase run on its own is given it too
+            block["spec"] = self.spec
         if self.coverage is not None:
             block["spec_coverage"] = self.coverage.to_json()
         return block
@@ -142,6 +145,10 @@ def run_phase(
     if options.spec is not None:
         check_sendable(options.spec, settings.secret_globs)
     start = Start() if phase.name == "red" else preflight(repo, phase.name, config.scope)
+    if options.spec is None and start.spec is not None:
+        options = dataclasses.replace(options, spec=reds_spec(repo, start.spec, settings))
+        if options.spec is not None:
+            progress(f"spec: {options.spec.path} (the red's)")
     classifier = Classifier.from_config(config)
     sandbox = Sandbox(
         root=repo.root,
@@ -231,7 +238,25 @@ def run_phase(
         duration=time.monotonic() - started,
         files=tuple(workspace.touched),
         coverage=coverage,
+        # a plan task's slice is not the file's spec: a later phase could not rebuild it
+        spec=options.spec.path if options.spec and options.spec.task is None else None,
     )
+
+
+def reds_spec(repo: Repo, rel: str, settings: Settings) -> Spec | None:
+    """The spec the cycle's red was generated from, for a green or refactor run on its own
+    with none: a cycle gives every phase its spec, so the phases run one by one are told
+    the same and share it in the cache. None when it is gone, unreadable, outside the
+    repository or not sendable."""
+    path = (repo.root / rel).resolve()
+    if not path.is_relative_to(repo.root.resolve()):
+        return None
+    try:
+        spec = dataclasses.replace(load_spec(path), path=rel)
+        check_sendable(spec, settings.secret_globs)
+    except UsageError:
+        return None
+    return spec
 
 
 def repo_relative(path: str, root: Path, cwd: Path) -> str:

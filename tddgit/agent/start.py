@@ -20,6 +20,7 @@ from tddgit.notes import evidence_for_commit
 from tddgit.staged import read_blob, tree_of
 
 if TYPE_CHECKING:
+    from tddgit.evidence import Evidence
     from tddgit.projects import Scope
 
 
@@ -29,6 +30,7 @@ class Start:
     test_files: tuple[tuple[str, str], ...] = ()  # the red's test files (path, text)
     last_step: str = ""  # the commit the step follows (refactor)
     base: str | None = None  # the commit the cycle started from (the parent of its red)
+    spec: str | None = None  # the spec the cycle's red was generated from (its evidence's)
 
 
 def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
@@ -41,11 +43,14 @@ def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
     rule = allowed(state, phase)
     if rule is not None:
         raise Refused(f"{rule}: {TRANSITION_TEXT[rule]}", FIXES.get(rule))
-    base = cycle_base(repo, head, scope)
+    red = cycle_red(repo, head, scope)
+    base = _parent(repo, red) if red else None
     if phase != "green":
-        return Start(last_step=state.phase_commit or "", base=base)
+        ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", scope) if red else None
+        return Start(last_step=state.phase_commit or "", base=base, spec=_spec_of(ev))
     targets: list[str] = []
     files: dict[str, str] = {}
+    spec = None
     head_tree = tree_of(repo, head) if state.open_reds else ""
     for red in state.open_reds:
         ev = evidence_for_commit(repo, red, tree_of(repo, red), "red", scope)
@@ -55,12 +60,19 @@ def preflight(repo: Repo, phase: str, scope: Scope | None = None) -> Start:
                 "target tests are unknown",
                 FIXES.get("missing-evidence"),
             )
+        spec = spec or _spec_of(ev)
         targets += [t for t in ev.target_ids if t not in targets]
         for path in sorted({t.split("::", 1)[0] for t in ev.target_ids}):
             data = read_blob(repo, head_tree, path)
             if data is not None:
                 files[path] = data.decode("utf-8", "replace")
-    return Start(tuple(targets), tuple(files.items()), base=base)
+    return Start(tuple(targets), tuple(files.items()), base=base, spec=spec)
+
+
+def _spec_of(ev: Evidence | None) -> str | None:
+    """The spec a model-driven red was generated from (``agent.spec``, repo-relative)."""
+    spec = (ev.agent or {}).get("spec") if ev is not None else None
+    return spec if isinstance(spec, str) and spec else None
 
 
 def cycle_base(repo: Repo, head: str | None, scope: Scope | None = None) -> str | None:
@@ -69,13 +81,19 @@ def cycle_base(repo: Repo, head: str | None, scope: Scope | None = None) -> str 
     there is what every phase of the cycle is told, byte for byte, so the phases share a
     cached prefix (a red's new test file does not become the green's style example). None
     when the lineage names no red (or the red is a root commit)."""
+    red = cycle_red(repo, head, scope)
+    return _parent(repo, red) if red else None
+
+
+def cycle_red(repo: Repo, head: str | None, scope: Scope | None = None) -> str | None:
+    """The open cycle's first red commit (see :func:`cycle_base`); None when none."""
     commit = head
     for _ in range(64):  # a refactor after refactors: each step back is one lineage read
         if commit is None:
             return None
         state = state_at(repo, commit, scope)
         if state.open_reds:
-            return _parent(repo, state.open_reds[0])
+            return state.open_reds[0]
         if state.phase_commit is None:
             return None
         commit = _parent(repo, state.phase_commit)  # the state before that step
@@ -93,14 +111,19 @@ def green_message(repo: Repo, config: Config, start: Start) -> str:
 
     result = run_work_tree(repo, config, start.targets)
     by_id = {t.id: t for t in result.tests}
-    lines = ["The target tests of the open red step, as they run now:"]
+    # targets that fail alike (a red's usually do: the code does not exist yet) are named
+    # together, their light and message said once
+    alike: dict[str, list[str]] = {}
     for target in start.targets:
         t = by_id.get(target)
         if t is None:
-            lines.append(f"- {target}: did not run")
+            alike.setdefault("did not run", []).append(target)
             continue
         cause = f", cause: {t.cause.value}" if t.cause else ""
-        lines.append(f"- {t.id}: {t.light.value} ({t.outcome.value}{cause}) {t.message[:500]}")
+        how = f"{t.light.value} ({t.outcome.value}{cause}) {t.message[:500]}"
+        alike.setdefault(how, []).append(t.id)
+    lines = ["The target tests of the open red step, as they run now:"]
+    lines += [f"- {', '.join(ids)}: {how}" for how, ids in alike.items()]
     for path, text in start.test_files:
         lines += ["", f"Test file {path} (read-only: the specification):", "```", text, "```"]
     return "\n".join(lines)
@@ -113,7 +136,5 @@ def refactor_message(repo: Repo, start: Start, side: str) -> str:
         out = repo.git("show", "--name-only", "--format=", start.last_step)
         changed = ", ".join(p for p in out.split("\n") if p)
     text = f"The last step is {shown}" + (f" (it changed {changed})" if changed else "") + "."
-    return (
-        f"{text} Refactor the {side} side only; every test passes now and must keep "
-        "passing. If nothing is worth improving, end without changing anything."
-    )
+    # the rest (every test keeps passing, nothing worth improving) is the task's
+    return f"{text} Refactor the {side} side only."

@@ -184,21 +184,27 @@ def _write_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
 
 
 def _edit_file(bench: Bench, args: Mapping[str, Any]) -> ToolOutcome:
-    old, new = args["old_text"], args["new_text"]
-    if not old:
-        raise ToolInputError("old_text is empty: give the exact text to replace")
+    old, new = args.get("old_text"), args["new_text"]
+    if old == "":
+        raise ToolInputError(
+            "old_text is empty: give the exact text to replace, or leave old_text out to "
+            "add new_text at the end of the file"
+        )
     rel, text = bench.sandbox.read_text(args["path"])
-    count = text.count(old)
-    if count != 1:
+    if old is None:  # an addition (a new function, a new test): no anchor to write twice
+        content = text + ("\n" if text and not text.endswith("\n") else "") + new
+        done = f"added {len(new.encode('utf-8'))} bytes at the end of {rel}"
+    elif (count := text.count(old)) != 1:
         where = "does not occur" if count == 0 else f"occurs {count} times"
         raise ToolInputError(
             f"old_text {where} in {rel}: give text that occurs exactly once (read_file shows it)"
         )
-    content = text.replace(old, new, 1)
+    else:
+        content, done = text.replace(old, new, 1), f"edited {rel}"
     bench.sandbox.writable_path(rel, content)
     _stubs_only(bench, rel, content)
     bench.workspace.write(rel, content)
-    return ToolOutcome(f"edited {rel}")
+    return ToolOutcome(done)
 
 
 def _stubs_only(bench: Bench, rel: str, content: str) -> None:
@@ -311,13 +317,14 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "edit_file",
-        "Replace text that occurs exactly once in a file.",
+        "Replace text that occurs exactly once in a file, or without old_text add new_text "
+        "at its end (a new function: only the new code).",
         {
             "path": ("string", "the file, relative to the repository root"),
             "old_text": ("string", "the exact text to replace (must occur once)"),
-            "new_text": ("string", "the text to put in its place"),
+            "new_text": ("string", "the text to put in its place (or to add)"),
         },
-        ("path", "old_text", "new_text"),
+        ("path", "new_text"),
         _edit_file,
     ),
     Tool(

@@ -135,7 +135,8 @@ def green(ctx: click.Context, spec_path: Path | None, **kw: Any) -> int:
     The targets are the open red's tests, found along the lineage as `tddgit green` finds
     them (none: green-without-red, exit 1, before any request). The model may change
     production and other files, never a test ("tests are the specification in a green
-    step"). SPEC and --context are optional extra context. Stuck once on the same failure:
+    step"). SPEC (default: the one the red was generated from, as in a cycle) and --context
+    are optional extra context. Stuck once on the same failure:
     back to the best state seen, and the model is told to change its approach; stuck
     again, or a budget reached: the tree is restored (or the best state kept with
     --keep-best) and the exit code is 1.
@@ -167,7 +168,8 @@ def refactor(ctx: click.Context, spec_path: Path | None, side: str, **kw: Any) -
     """Improve one side of the code after a green; the refactor gate decides.
 
     Same test ids, all passing, no untested added production code, one side only. A run
-    the model ends without a change ends cleanly: "nothing to refactor", exit 0.
+    the model ends without a change ends cleanly: "nothing to refactor", exit 0. SPEC
+    defaults to the one the cycle's red was generated from.
 
     \b
     Examples:

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from tests.agent.conftest import SUB_RIGHT, generate
-from tests.agent.fakeapi import FakeMessagesAPI, reply, said, tool
+from tests.agent.fakeapi import FakeMessagesAPI, reply, said, text, tool
 from tests.agent.promptcache import PromptCache, blocks, strip, tokens
 from tests.agent.test_generate_red import TEST_SUB
 from tests.conftest import GitRepo
@@ -168,3 +168,53 @@ def test_a_cycle_s_phases_share_the_spec_in_the_cached_prefix(
     shared = blocks(red.body)[: len(red.body["tools"]) + 2]
     assert green.usage is not None
     assert green.usage["cache_read_input_tokens"] >= sum(tokens(strip(b)) for b, _ in shared)
+
+
+def test_generate_green_and_refactor_without_a_spec_take_the_reds_and_share_it(
+    project: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """`generate red SPEC`, then `generate green`, `generate refactor` (separate processes):
+    the red's evidence names its spec, so the later phases are given it as a cycle's are,
+    byte for byte, and read the tools, the shared block and the spec the red wrote."""
+    fake_api.cache = PromptCache(minimum=256)
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    note = json.loads(project.git("notes", "--ref=tddgit", "show", "HEAD"))
+    assert note["agent"]["spec"] == "specs/sub.yaml"
+    fake_api.push(
+        reply(tool("write_file", path="calc.py", content=SUB_RIGHT)),
+        reply(tool("finish", summary="sub")),
+    )
+    code, out, err = generate(project, "--commit", "-m", "green: sub", phase="green")
+    assert code == 0, out + err
+    assert "spec: specs/sub.yaml (the red's)" in err
+    fake_api.push(reply(tool("finish", summary="nothing to improve")))
+    code, out, err = generate(project, phase="refactor")
+    assert code == 0, out + err
+    red, green, refactor = (fake_api.requests[n].body for n in (0, 2, 4))
+    for later in (green, refactor):
+        assert [b["text"] for b in later["system"][:2]] == [b["text"] for b in red["system"][:2]]
+    shared = blocks(red)[: len(red["tools"]) + 2]
+    for n in (2, 4):
+        usage = fake_api.requests[n].usage
+        assert usage is not None
+        assert usage["cache_read_input_tokens"] >= sum(tokens(strip(b)) for b, _ in shared)
+
+
+def test_a_spec_gone_since_the_red_is_not_sent(project: GitRepo, fake_api: FakeMessagesAPI) -> None:
+    fake_api.push(
+        reply(tool("write_file", path="tests/test_sub.py", content=TEST_SUB)),
+        reply(tool("finish", summary="two tests")),
+    )
+    code, out, err = generate(project, "specs/sub.yaml", "--commit", "-m", "red: sub")
+    assert code == 0, out + err
+    project.git("rm", "-q", "specs/sub.yaml")
+    project.git("commit", "-q", "-m", "no spec")
+    fake_api.push(reply(text("I will not."), stop="refusal"))
+    generate(project, phase="green")
+    green = fake_api.requests[2].body
+    assert len(green["system"]) == 2 and "SPEC-SUB" not in json.dumps(green)

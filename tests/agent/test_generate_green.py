@@ -60,7 +60,7 @@ def test_a_green_reached_in_three_rounds_runs_the_gate_twice_and_commits(
     assert code == 0, out + err
     first = fake_api.requests[0].body
     message = said(first["messages"][0])
-    assert "tests/test_sub.py::test_tc_1_five_minus_three: red" in message
+    assert "tests/test_sub.py::test_tc_1_five_minus_three, " in message and ": red (" in message
     assert "Test file tests/test_sub.py (read-only" in message
     assert "green step" in first["system"][1]["text"]
     lights = json.loads(fake_api.tool_results(3)[0]["content"])
@@ -303,3 +303,33 @@ def test_imported_modules_resolve_a_src_layout_and_stay_bounded(tmp_path: Path) 
     assert "secrets.py" not in text and "KEY =" not in text
     assert "pytest" not in text and "Module os" not in text
     assert str(tmp_path) not in text
+
+
+def test_edit_file_without_old_text_adds_a_function_at_the_end(
+    red: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """Adding a function is the commonest green: the model writes only the new code, not an
+    anchor it must repeat (old_text, then again in new_text) nor the whole module."""
+    added = "\n\ndef sub(a, b):\n    return a - b\n"
+    fake_api.push(reply(tool("edit_file", path="calc.py", new_text=added)), finish())
+    code, out, err = generate(red, phase="green")
+    assert code == 0, out + err
+    assert fake_api.tool_results(2)[0]["content"] == "added 34 bytes at the end of calc.py"
+    assert (red.root / "calc.py").read_text() == RIGHT
+    spec = next(t for t in fake_api.requests[0].body["tools"] if t["name"] == "edit_file")
+    assert spec["input_schema"]["required"] == ["path", "new_text"]
+
+
+def test_targets_failing_the_same_way_are_told_once(
+    red: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """A red's targets usually fail alike (the function does not exist yet): the first
+    message names them together and gives the light and the message once, not per test."""
+    fake_api.push(reply(text("I will not."), stop="refusal"))
+    generate(red, phase="green")
+    first = said(fake_api.requests[0].body["messages"][0])
+    assert first.count("AttributeError: module 'calc' has no attribute 'sub'") == 1, first
+    assert (
+        "- tests/test_sub.py::test_tc_1_five_minus_three, tests/test_sub.py::test_tc_2_negative:"
+        " red (failed, cause: not-implemented) AttributeError" in first
+    )

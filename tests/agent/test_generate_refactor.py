@@ -86,3 +86,17 @@ def test_refactor_on_an_open_red_exits_1_before_any_request(
     code, _, err = generate(at(cycle, "red", tmp_path), phase="refactor")
     assert code == 1 and "refactor-while-red" in err
     assert fake_api.requests == []
+
+
+def test_the_first_message_does_not_repeat_the_task(
+    green: GitRepo, fake_api: FakeMessagesAPI
+) -> None:
+    """The refactor's task (system prompt) says every test must keep passing and what to do
+    when nothing is worth improving; the first message adds only the step's own facts."""
+    fake_api.push(reply(tool("finish", summary="nothing to improve")))
+    generate(green, phase="refactor")
+    body = fake_api.requests[0].body
+    first, task = said(body["messages"][0]), body["system"][-1]["text"]
+    assert "If there is nothing worth improving" in task and "keep passing" in task
+    assert "worth improving" not in first and "keep passing" not in first, first
+    assert "(it changed calc.py). Refactor the production side only." in first
