@@ -68,7 +68,7 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
         return None
     from tddgit import early
 
-    early.begin(Path.cwd())  # the test command first: the gate's work overlaps it
+    early.begin(Path.cwd(), phase)  # the test command first: the gate's work overlaps it
     try:
         from tddgit.commands.phase_step import run_phase
         from tddgit.entry import debug_env, guarded

@@ -3,8 +3,9 @@
 The red gate's target (PRODUCT.md §11) is <= 1.3x the plain test command, and a Rust red
 that does not compile yet fails ``cargo test`` in a tenth of a second: less than the
 gate's own start (its modules, reading the index, the plan). So for a project whose run
-is predictable from a few files (``tddgit.early.rust``), the phase command spawns the
-runner's exact command line first, and the gate's work happens while it runs.
+is predictable from a few files (``tddgit.early.rust``; ``tddgit.early.go``, whose red
+also asks git for the staged test files), the phase command spawns the runner's exact
+command line first, and the gate's work happens while it runs.
 
 It is a guess, never a shortcut: the runner ``claim``s the early run only when the
 command line, directory and environment it would spawn are exactly the early run's (the
@@ -64,18 +65,21 @@ def _key(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, merge: b
     return (tuple(argv), os.path.realpath(cwd), tuple(sorted(environ.items())), merge)
 
 
-def start(runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
-    """Spawn ``argv`` in ``cwd`` as ``run_captured`` would (stderr merged), to be claimed."""
+def start(
+    runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], *, merge: bool = True
+) -> None:
+    """Spawn ``argv`` in ``cwd`` as ``run_captured`` would (``merge``: stderr into stdout),
+    to be claimed."""
     global _pending
     discard()
     workdir = capture_dir(runner)
     try:
-        group = spawn(capture_line(argv, workdir, merge=True), cwd, env)
+        group = spawn(capture_line(argv, workdir, merge=merge), cwd, env)
     except OSError:
         _remove(workdir)
         return  # the runner's own start will say why
     with _lock:
-        _pending = Early(_key(argv, cwd, env, True), workdir, group)
+        _pending = Early(_key(argv, cwd, env, merge), workdir, group)
 
 
 def claim(
@@ -122,9 +126,10 @@ def _remove(workdir: Path) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def begin(cwd: Path) -> None:
-    """Start the test command early where it is predictable (a Rust crate's ``cargo
-    test``); nothing otherwise. Never fails: a wrong guess costs only the early run."""
+def begin(cwd: Path, phase: str = "") -> None:
+    """Start ``phase``'s test command early where it is predictable (a Rust crate's
+    ``cargo test``, a Go module's ``go test -json``); nothing otherwise. Never fails: a
+    wrong guess costs only the early run."""
     if os.environ.get("TDDGIT_FAULT") or os.environ.get("TDDGIT_NO_EARLY"):
         return  # fault injection names the points of the usual start
     try:
@@ -133,5 +138,11 @@ def begin(cwd: Path) -> None:
         found = guess(cwd)
         if found is not None:
             start("rust", *found)
+            return
+        from tddgit.early.go import guess as go_guess
+
+        found = go_guess(cwd, phase)
+        if found is not None:
+            start("go", *found, merge=False)  # the go runner reads stderr apart
     except (OSError, ValueError):
         discard()
