@@ -15,7 +15,9 @@ the gate runs as it always did. A gate that refuses before its run discards it t
 early run is a process group with a watchdog like any test run (``tddgit.procgroup``):
 nothing outlives tddgit.
 
-Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else.
+Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else; not even
+``dataclasses``, ``typing`` or ``tempfile`` before the spawn (each import here delays the
+test command).
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import shlex
 import signal
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit.procgroup import Group, spawn, stop_watchdog
@@ -33,13 +34,16 @@ from tddgit.procgroup import Group, spawn, stop_watchdog
 Key = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], bool]
 
 
-@dataclass(frozen=True)
 class Early:
     """A started run whose output goes to files in ``workdir`` (``capture_line``)."""
 
-    key: Key
-    workdir: Path
-    group: Group
+    __slots__ = ("group", "key", "runner", "workdir")
+
+    def __init__(self, key: Key, workdir: Path, group: Group, runner: str = "") -> None:
+        self.key = key
+        self.workdir = workdir
+        self.group = group
+        self.runner = runner
 
 
 _lock = threading.Lock()
@@ -55,6 +59,22 @@ def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
 
 
 def capture_dir(runner: str) -> Path:
+    """A new private directory ``tddgit-RUNNER-*`` in the temporary directory."""
+    import sys
+
+    if "tempfile" not in sys.modules:  # the early start: not worth tempfile's import first
+        for name in ("TMPDIR", "TEMP", "TMP"):
+            base = os.environ.get(name)
+            if base:
+                break
+        else:
+            base = "/tmp"
+        path = os.path.join(base, f"tddgit-{runner}-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(path, 0o700)  # fails if it exists: never someone else's directory
+            return Path(path)
+        except OSError:
+            pass  # tempfile's rules (its fallbacks, its retries) decide
     import tempfile
 
     return Path(tempfile.mkdtemp(prefix=f"tddgit-{runner}-"))
