@@ -118,6 +118,11 @@ def claim(
     return None
 
 
+def waiting() -> bool:
+    """Whether an early run is started and not yet claimed or discarded."""
+    return _pending is not None
+
+
 def discard() -> None:
     """Kill and remove the early run nobody claimed (a no-op when there is none)."""
     global _pending
