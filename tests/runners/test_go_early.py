@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, reasons, stage, targets
 from tests.runners.test_process import gone
-from tests.runners.toolchains import GO_CALC, GO_CALC_TEST, GO_MUL_TEST, go_project
+from tests.runners.toolchains import GO_CALC, GO_CALC_TEST, GO_MUL, GO_MUL_TEST, go_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.toolchain]
 
@@ -78,6 +78,22 @@ def test_go_starts_before_the_gate_reads_the_index(go: GitRepo, tmp_path: Path) 
     assert Path(gos[0][2]) == go.root.resolve(), gos
     before = [s[3] for s in seen[: seen.index(gos[0])] if s[0] == "git"]
     assert before == ["diff-index"], seen  # only the early start's own look at the index
+
+
+def test_a_green_starts_the_whole_module_before_any_git_call(go: GitRepo, tmp_path: Path) -> None:
+    """A green's scope is the whole suite: `./...`, known without asking git."""
+    stage(go, {"calc_test.go": GO_CALC_TEST + GO_MUL_TEST})
+    code, data = gate(go, "red")
+    assert code == 0, data["reasons"]
+    stage(go, {"calc.go": GO_CALC + GO_MUL})
+    starts(tmp_path)
+    code, data = gate(go, "green")
+    assert code == 0, data["reasons"]
+    assert targets(data) == {".::TestMul": ("passed", None)}, data
+    seen = starts(tmp_path)
+    gos = [s for s in seen if s[0] == "go"]
+    assert [g[3:] for g in gos] == [["test", "-json", "./..."]], seen
+    assert seen.index(gos[0]) < next(i for i, s in enumerate(seen) if s[0] == "git"), seen
 
 
 def test_the_staged_test_files_packages_are_run(go: GitRepo, tmp_path: Path) -> None:
