@@ -31,17 +31,36 @@ def main(argv: list[str] | None = None) -> int:
             return code
     if args and args[0] in ("red", "green", "refactor"):
         # Every gate's start-up is overhead on its test run: no click for plain arguments.
-        from tddgit.commands.phase_fast import end_process
         from tddgit.commands.phase_fast import fast_path as phase_fast_path
 
         code = phase_fast_path(args[0], args[1:])
-        if code is not None and argv is None:
-            end_process(code)  # the process's own command line: nothing left to tear down
         if code is not None:
-            return code
+            return code if argv is not None else _exit_now(code)
     from tddgit.cli import run
 
     return run(args)
+
+
+def _exit_now(code: int) -> int:
+    """End the process with ``code`` without the interpreter's teardown (freeing every
+    module and object: ~15 ms of CPU after a gate's verdict, on the critical path of a
+    test run that took a tenth of a second). The gate has cleaned up by now (its runs
+    reaped, its files removed); what ``atexit`` holds still runs, and the output is
+    flushed. A thread that is not a daemon still running: the usual exit, which waits."""
+    import threading
+
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return code
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed or broken pipe: the usual exit would not write it either
+    os._exit(code)
 
 
 if __name__ == "__main__":

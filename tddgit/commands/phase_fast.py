@@ -14,7 +14,7 @@ from pathlib import Path
 TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
 
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from typing import Any
 
 PHASES = ("red", "green", "refactor")
 # option -> run_phase's parameter (the click command's names for them)
@@ -80,20 +80,3 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
         return guarded(lambda: run_phase(phase, Path.cwd(), **options), debug_env())
     finally:
         early.discard()  # a gate that refused before its run, or ran another command
-
-
-def end_process(code: int) -> NoReturn:
-    """End the process now, its output flushed (``tddgit.__main__``, after ``fast_path``
-    as the process's own command): everything the step owns (the test run, snapshots,
-    temporary files, the commit) is finished and removed by then, and letting the
-    interpreter tear down the ~180 modules a gate loads, one object at a time, is ~25M
-    instructions after the tests (a gate's overhead on its run: PRODUCT.md §11)."""
-    import os
-    import sys
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: `guarded` has said so already where it matters
-    os._exit(code)

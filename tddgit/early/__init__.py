@@ -3,8 +3,9 @@
 The red gate's target (PRODUCT.md §11) is <= 1.3x the plain test command, and a Rust red
 that does not compile yet fails ``cargo test`` in a tenth of a second: less than the
 gate's own start (its modules, reading the index, the plan). So for a project whose run
-is predictable from a few files (``tddgit.early.rust``), the phase command spawns the
-runner's exact command line first, and the gate's work happens while it runs.
+is predictable from a few files (``tddgit.early.rust``; ``tddgit.early.go``, whose red
+also asks git for the staged test files), the phase command spawns the runner's exact
+command line first, and the gate's work happens while it runs.
 
 It is a guess, never a shortcut: the runner ``claim``s the early run only when the
 command line, directory and environment it would spawn are exactly the early run's (the
@@ -14,7 +15,9 @@ the gate runs as it always did. A gate that refuses before its run discards it t
 early run is a process group with a watchdog like any test run (``tddgit.procgroup``):
 nothing outlives tddgit.
 
-Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else.
+Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else; not even
+``dataclasses``, ``typing`` or ``tempfile`` before the spawn (each import here delays the
+test command).
 """
 
 from __future__ import annotations
@@ -58,6 +61,22 @@ def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
 
 
 def capture_dir(runner: str) -> Path:
+    """A new private directory ``tddgit-RUNNER-*`` in the temporary directory."""
+    import sys
+
+    if "tempfile" not in sys.modules:  # the early start: not worth tempfile's import first
+        for name in ("TMPDIR", "TEMP", "TMP"):
+            base = os.environ.get(name)
+            if base:
+                break
+        else:
+            base = "/tmp"
+        path = os.path.join(base, f"tddgit-{runner}-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(path, 0o700)  # fails if it exists: never someone else's directory
+            return Path(path)
+        except OSError:
+            pass  # tempfile's rules (its fallbacks, its retries) decide
     import tempfile
 
     return Path(tempfile.mkdtemp(prefix=f"tddgit-{runner}-"))
@@ -68,18 +87,21 @@ def _key(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, merge: b
     return (tuple(argv), os.path.realpath(cwd), tuple(sorted(environ.items())), merge)
 
 
-def start(runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
-    """Spawn ``argv`` in ``cwd`` as ``run_captured`` would (stderr merged), to be claimed."""
+def start(
+    runner: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], *, merge: bool = True
+) -> None:
+    """Spawn ``argv`` in ``cwd`` as ``run_captured`` would (``merge``: stderr into stdout),
+    to be claimed."""
     global _pending
     discard()
     workdir = capture_dir(runner)
     try:
-        group = spawn(capture_line(argv, workdir, merge=True), cwd, env)
+        group = spawn(capture_line(argv, workdir, merge=merge), cwd, env)
     except OSError:
         _remove(workdir)
         return  # the runner's own start will say why
     with _lock:
-        _pending = Early(_key(argv, cwd, env, True), workdir, group)
+        _pending = Early(_key(argv, cwd, env, merge), workdir, group)
 
 
 def start_plain(
@@ -122,6 +144,11 @@ def claim(
     return None
 
 
+def waiting() -> bool:
+    """Whether an early run is started and not yet claimed or discarded."""
+    return _pending is not None
+
+
 def discard() -> None:
     """Kill and remove the early run nobody claimed (a no-op when there is none)."""
     global _pending
@@ -151,9 +178,9 @@ def _remove(workdir: Path) -> None:
 
 
 def begin(cwd: Path, phase: str = "") -> None:
-    """Start the test command early where it is predictable (a Rust crate's ``cargo
-    test``, a Python project's whole suite under pytest); nothing otherwise. Never fails:
-    a wrong guess costs only the early run."""
+    """Start ``phase``'s test command early where it is predictable (a Rust crate's
+    ``cargo test``, a Go module's ``go test -json``, a Python project's whole suite under
+    pytest); nothing otherwise. Never fails: a wrong guess costs only the early run."""
     if os.environ.get("TDDGIT_FAULT") or os.environ.get("TDDGIT_NO_EARLY"):
         return  # fault injection names the points of the usual start
     try:
@@ -162,6 +189,12 @@ def begin(cwd: Path, phase: str = "") -> None:
         found = guess(cwd)
         if found is not None:
             start("rust", *found)
+            return
+        from tddgit.early.go import guess as go_guess
+
+        found = go_guess(cwd, phase)
+        if found is not None:
+            start("go", *found, merge=False)  # the go runner reads stderr apart
             return
         from tddgit.early.pytest import guess as guess_pytest
 

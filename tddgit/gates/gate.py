@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tddgit import __version__
+from tddgit import early as early_start
 from tddgit.config import Config
 from tddgit.gates.execute import BackgroundRun, early_selection, execute
 from tddgit.gates.records import PHASES, Plan, Reason, Verdict
@@ -110,7 +111,8 @@ def _gate(
 
         if early is not None:
             run(early)  # start the tests now; the checks below run while they do
-            background.wait_spawned()
+            if not early_start.waiting():  # an early start runs already: no need to wait
+                background.wait_spawned()
         # The lineage (which step may come next) is read while the tests start; a step
         # out of turn is refused all the same, its run cancelled.
         from tddgit.gates.plan import check_transition

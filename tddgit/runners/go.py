@@ -2,9 +2,8 @@
 and subtest (ids ``dir::TestName/subtest``), build failures read for their cause
 (``goevents``, ``gocauses``).
 
-A selection (test files or ids) runs the packages they lie in, whole: Go compiles a
-package's tests together, so a test that does not build yet breaks its package anyway.
-No selection runs ``./...``. The module's path comes from ``go.mod`` in the project
+The command line and the packages a selection runs are ``tddgit.gocmd``'s (the gate's
+early start spawns the same). The module's path comes from ``go.mod`` in the project
 directory, to turn import paths back into directories.
 """
 
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from tddgit.config import Config
 from tddgit.errors import ConfigError
+from tddgit.gocmd import go_argv, packages_for
 from tddgit.model import RunResult
 from tddgit.runners import RunRequest
 from tddgit.runners.captured import run_captured, run_result
@@ -37,7 +37,7 @@ class GoRunner:
         project = request.root / request.subdir
         module = _module_path(project)
         packages = packages_for(request.tests, request.subdir)
-        argv = ["go", "test", "-json", *packages]
+        argv = go_argv(packages)
         install = "install Go (Debian: apt-get install golang-go) or choose another runner"
         captured = run_captured(
             self.name, argv, project, request, request.env, merge=False, install=install
@@ -82,23 +82,3 @@ def _directory(import_path: str, module: str, subdir: str) -> str:
     else:
         rel = import_path  # not this module's (should not happen): keep it recognisable
     return posixpath.normpath(posixpath.join(subdir, rel)) if (subdir or rel) else "."
-
-
-def packages_for(tests: tuple[str, ...], subdir: str) -> list[str]:
-    """The package arguments for a selection of test files or ids (relative to the
-    repository root); ``./...`` for none."""
-    dirs: list[str] = []
-    for test in tests:
-        path = test.split("::", 1)[0]
-        if "::" not in test and path.endswith(".go"):
-            path = posixpath.dirname(path)
-        path = posixpath.normpath(path or ".")
-        if subdir:
-            inner = posixpath.relpath(path, posixpath.normpath(subdir))
-            if inner.startswith(".."):
-                continue  # outside the project: not a package of this module
-            path = inner
-        package = "." if path == "." else "./" + path
-        if package not in dirs:
-            dirs.append(package)
-    return dirs or ["./..."]

@@ -7,8 +7,8 @@ import json
 
 from tddgit.detectors.gostubs import non_stub_additions_go
 from tddgit.detectors.ruststubs import non_stub_additions_rust
+from tddgit.gocmd import packages_for
 from tddgit.model import Cause, Light, Outcome
-from tddgit.runners.go import packages_for
 from tddgit.runners.goevents import read_events, results
 from tddgit.runners.rust import read_output
 from tddgit.targets_go import go_targets
