@@ -13,6 +13,7 @@ is bounded too. The answers are the same, only recomputed sooner on huge histori
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -32,20 +33,23 @@ class TextMemo(Generic[T]):
         self._make = make
         self._chars = chars
         self._entries = entries
-        self._held: dict[str, T] = {}
+        # (an OrderedDict: a plain dict's first key is slow to find after many deletions
+        # from its front, the holes stay until it is resized)
+        self._held: OrderedDict[str, T] = OrderedDict()
         self._size = 0  # characters of the texts in _held
 
     def __call__(self, text: str) -> T:
         held = self._held
-        found = held.pop(text, _ABSENT)  # re-inserted: the most recently used is last
-        if found is _ABSENT:
-            found = self._make(text)
-            self._size += len(text)
-            while held and (self._size > self._chars or len(held) >= self._entries):
-                self._size -= len(next(iter(held)))
-                del held[next(iter(held))]
-        held[text] = found  # type: ignore[assignment]
-        return found  # type: ignore[return-value]
+        found = held.get(text, _ABSENT)
+        if found is not _ABSENT:
+            held.move_to_end(text)  # the most recently used is last
+            return found  # type: ignore[return-value]
+        made = self._make(text)
+        self._size += len(text)
+        while held and (self._size > self._chars or len(held) >= self._entries):
+            self._size -= len(held.popitem(last=False)[0])
+        held[text] = made
+        return made
 
     def held(self) -> int:
         """Characters of the texts held now."""
