@@ -35,6 +35,9 @@ _LIMIT = 4096  # pieces remembered per analysis before the memory is dropped (RS
 # Characters of pieces analysed and remembered, at most, per cache: what is made of a
 # piece (dumps, trees' summaries) takes 10 to 30 times its text (peak RSS, issue 27).
 _CHARS = 2_000_000
+# Characters of the texts whose statements are counted and remembered (an int each: the
+# texts are the memory).
+_STATEMENT_CHARS = 8_000_000
 
 
 def pieces(text: str) -> list[str]:
@@ -91,7 +94,7 @@ def _statements(text: str) -> int | None:
     found = _STATEMENTS.get(text, -1)
     if found == -1:
         _CHARS_SEEN[0] += len(text)
-        if len(_STATEMENTS) >= _LIMIT or _CHARS_SEEN[0] > _CHARS:
+        if len(_STATEMENTS) >= 4 * _LIMIT or _CHARS_SEEN[0] > _STATEMENT_CHARS:
             # Both bounded by the characters of their texts together (the texts that
             # never parse are the longest: joins of many pieces).
             _STATEMENTS.clear()

@@ -4,10 +4,13 @@ remembers of file texts is bounded by the characters held, not by the number of 
 from __future__ import annotations
 
 import gc
+import subprocess
 import tracemalloc
 
 from tddgit.audit.changes import added_lines, adds_code
 from tddgit.textmemo import TextMemo
+from tests.audit.helpers import audit
+from tests.conftest import GitRepo
 
 
 def _module(seed: int, functions: int = 4000) -> str:
@@ -65,3 +68,42 @@ def test_a_text_memo_keeps_at_most_its_entries() -> None:
     for t in ("a", "b", "c", "d"):
         memo(t)
     assert memo.held() <= 3
+
+
+def _history(repo: GitRepo, commits: int) -> None:
+    """``commits`` commits that each add a test to one test module (a cold audit judges
+    each with the AST), made with git fast-import."""
+    app = "def f(x):\n    return x + 1\n"
+    lines = []
+    for i in range(commits):
+        text = "from app import f\n\n" + "".join(
+            f"def test_{j}():\n    assert f({j}) == {j + 1}\n\n" for j in range(i + 1)
+        )
+        lines.append(
+            f"commit refs/heads/main\ncommitter A <a@x> {1_700_000_000 + 60 * i} +0000\n"
+            f"data 6\nstep {i % 10}\n"
+            + ("" if i else f"M 100644 inline app.py\ndata {len(app)}\n{app}\n")
+            + f"M 100644 inline tests/test_m.py\ndata {len(text)}\n{text}\n"
+        )
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=repo.root, input="".join(lines).encode(), check=True
+    )
+    repo.git("symbolic-ref", "HEAD", "refs/heads/main")
+
+
+def test_the_pass_leaves_no_cyclic_garbage_of_the_content_judgements(repo: GitRepo) -> None:
+    # The pass runs with the cyclic GC off; ast.dump (a recursive closure per call) and
+    # the test-function walk made a reference cycle each time: on numpy, 95k functions
+    # and 361k cells after 5k commits, freed only after the pass (never: gc.freeze).
+    _history(repo, 300)
+    gc.collect()
+    audit(repo)
+    gc.unfreeze()  # the pass froze what it left (its records, and that garbage)
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        left = [o for o in gc.garbage if type(o).__name__ == "function"]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert len(left) < 150, f"{len(left)} functions left in reference cycles by 300 commits"
