@@ -7,7 +7,7 @@ import gc
 import subprocess
 import tracemalloc
 
-from tddgit.audit.changes import added_lines, adds_code
+from tddgit.audit.changes import _py_behaviour, added_lines, adds_code, adds_test_behaviour_many
 from tddgit.textmemo import TextMemo
 from tests.audit.helpers import audit
 from tests.conftest import GitRepo
@@ -108,3 +108,32 @@ def test_the_pass_leaves_no_cyclic_garbage_of_the_content_judgements(repo: GitRe
         gc.set_debug(0)
         gc.garbage.clear()
     assert len(left) < 150, f"{len(left)} functions left in reference cycles by 300 commits"
+
+
+def _tests_module(seed: int, tests: int = 400) -> str:
+    return "".join(
+        f"def test_{seed}_{i}():\n    assert compute({i}, {seed}) == {i + seed}\n\n"
+        for i in range(tests)
+    )
+
+
+def test_a_commit_changing_many_test_files_is_not_parsed_as_one_tree() -> None:
+    # One file a cut cannot read unit by unit (a docstring with more column-0 lines than
+    # pieces are ever joined), 19 that it can: the 20 files joined were parsed as one (74 MB
+    # at the peak here, now 19; sympy: 1.5 MB of tests renumbered in one commit, 330 MB).
+    odd = '"""\n' + "".join(f"line {i}\n" for i in range(80)) + '"""\n'
+    olds = [odd + _tests_module(0)] + [_tests_module(s) for s in range(1, 20)]
+    news = [t.replace("def test_", "def test_renamed_") for t in olds]
+    versions = [
+        (f"tests/test_{i}.py", o, n) for i, (o, n) in enumerate(zip(olds, news, strict=True))
+    ]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        judged = adds_test_behaviour_many(versions)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+    assert judged is False  # renamed tests, the same checks
+    assert judged == _py_behaviour("\n".join(olds), "\n".join(news))  # as joined
+    assert peak < 40, f"{peak:.0f} MB at the peak of judging 20 test files"
