@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from tddgit.paths import Classifier
 
 PostCheck = Callable[[AuditReport], Sequence[Finding]]
-_PROGRESS_EVERY = 1024
+_PROGRESS_EVERY = 256
 
 
 @dataclass(frozen=True)
@@ -205,8 +205,13 @@ def run_audit(
         try:
             for n, commit in enumerate(commits, 1):
                 auditor.feed(commit)
-                if progress is not None and n % _PROGRESS_EVERY == 0:
-                    progress.advance(_PROGRESS_EVERY)
+                if n % _PROGRESS_EVERY == 0:
+                    if progress is not None:
+                        progress.advance(_PROGRESS_EVERY)
+                    # The content judgements do make cycles (ast.dump's recursive
+                    # closure, one per call): collected while they are young, in the
+                    # objects made since the last time only, not left to pile up.
+                    gc.collect(0)
             if (
                 options.prerender_json is not None
                 and spool is None

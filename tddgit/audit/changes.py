@@ -18,11 +18,11 @@ import ast
 import re
 from collections import Counter
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import NamedTuple
 
 from tddgit.audit.pychunks import PieceCache, parse, units
 from tddgit.audit.pycode import same_code
+from tddgit.textmemo import text_memo
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|--|<!--|-->|;)")
@@ -82,14 +82,15 @@ class _Version(NamedTuple):
     hidden: set[int]  # lines wholly inside a block comment
 
 
-@lru_cache(maxsize=64)
+@text_memo()
 def _version(text: str) -> _Version:
     """A file's new version at one commit is its old version at the next that changes
     it: each is split, stripped and counted once."""
     lines = text.splitlines()
     where: dict[str, list[int]] = {}
     for j, line in enumerate(lines):
-        bare = _TRAILING.sub("", line).rstrip()  # a trailing comment added changes no code
+        # a trailing comment added changes no code (no # or //: no comment to strip)
+        bare = (_TRAILING.sub("", line) if "#" in line or "//" in line else line).rstrip()
         found = where.get(bare)
         if found is None:
             where[bare] = [j]
@@ -103,12 +104,19 @@ def _version(text: str) -> _Version:
 _TRAILING = re.compile(r"\s+(?://|#)(?!.*['\"`]).*$")
 
 
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
 def _block_comment_lines(text: str) -> set[int]:
     """Indexes of the lines that lie wholly inside a ``/* ... */`` comment."""
     out: set[int] = set()
-    for m in re.finditer(r"/\*.*?\*/", text, re.DOTALL):
-        first = text.count("\n", 0, m.start())
-        last = text.count("\n", 0, m.end())
+    # Line numbers counted on from the previous comment, not from the start of the text
+    # each time: that was quadratic on C sources with thousands of comments.
+    line = pos = 0
+    for m in _BLOCK_COMMENT.finditer(text):
+        first = line + text.count("\n", pos, m.start())
+        last = line = first + text.count("\n", m.start(), m.end())
+        pos = m.end()
         before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         after_end = text.find("\n", m.end())
         after = text[m.end() : after_end if after_end >= 0 else len(text)]
@@ -130,7 +138,7 @@ def lines_of(text: str | None) -> frozenset[str]:
     return _lines_of(text) if text else frozenset()
 
 
-@lru_cache(maxsize=64)
+@text_memo()
 def _lines_of(text: str) -> frozenset[str]:
     return frozenset(_squash(ln) for ln in _meaningful(text.splitlines()))
 
@@ -332,7 +340,7 @@ def _analyse(tree: ast.Module) -> tuple[dict[str, str], Counter[str], set[object
 _UNITS = PieceCache(_analyse)
 
 
-@lru_cache(maxsize=64)
+@text_memo()
 def _analysed(text: str) -> _Module | None:
     """One version of a test file, analysed once: a file's new version at one commit is
     its old version at the next commit that changes it (real histories change the same
@@ -359,9 +367,39 @@ def _analysed(text: str) -> _Module | None:
     return _Module(cut[0], tests, checks, cases, constants)
 
 
+def _analysed_all(texts: list[str]) -> _Module | None:
+    """``_analysed`` of the texts joined by newlines, file by file: when each parses alone
+    the joined module's statements are theirs one after the other, so its analysis is
+    theirs added up (a test defined again is its last definition, as in one module).
+    Parsing a large commit's files as one text took a tree of the whole (sympy: 1.5 MB
+    of tests renumbered in one commit, 330 MB). When one does not parse alone, the
+    joined text is read as before."""
+    if len(texts) < 2:
+        return _analysed(texts[0] if texts else "")
+    found = [_analysed(t) for t in texts]
+    if any(m is None for m in found):
+        return _analysed("\n".join(texts))
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    constants: set[object] = set()
+    parts: list[str] = []
+    for m in found:
+        assert m is not None
+        tests.update(m.tests)
+        checks.update(m.checks)
+        cases |= m.cases
+        constants |= m.constants
+        parts += m.texts
+    return _Module(tuple(parts), tests, checks, cases, constants)
+
+
 def _py_behaviour(old: str | None, new: str) -> bool | None:
-    n = _analysed(new)
-    o = _analysed(old if old is not None else "")
+    return _judge(_analysed(old if old is not None else ""), _analysed(new))
+
+
+def _judge(o: _Module | None, n: _Module | None) -> bool | None:
+    """Does ``n`` (a test file's new version, analysed) add test behaviour to ``o``?"""
     if n is None or o is None:
         return None
     old_bodies = set(o.tests.values())
@@ -395,7 +433,8 @@ def _constants_of_dumps(texts: tuple[str, ...], dumps: list[str]) -> set[object]
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    """``text`` without whitespace (``str.split`` and ``\\s`` know the same spaces)."""
+    return "".join(text.split())
 
 
 def _js_behaviour(old: str | None, new: str) -> bool:
@@ -421,9 +460,9 @@ def adds_test_behaviour_many(changes: list[tuple[str, str | None, str | None]]) 
     if py:
         if any(n is None for _, n in py):
             return True
-        olds = "\n".join(o for o, _ in py if o)
-        news = "\n".join(n for _, n in py if n)
-        judged = _py_behaviour(olds or None, news)
+        judged = _judge(
+            _analysed_all([o for o, _ in py if o]), _analysed_all([n for _, n in py if n])
+        )
         if judged is None:  # one of them does not parse: one by one
             judged = any(adds_test_behaviour(o, n, "x.py") for o, n in py)
         if judged:

@@ -32,6 +32,7 @@ _JS_IMPORT = re.compile(
     r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)['"](\.[^'"\n]*)['"]"""
 )
 _PY_ROOTS = ("", "src/", "lib/")
+_CACHE_CHARS = 2_000_000  # characters of test texts whose resolution is remembered
 # A test that drives the whole application — through a framework's test client (Django,
 # Flask, FastAPI, supertest) or a browser (Selenium, Playwright, Cypress) — exercises
 # more than it imports: the URL routing, the templates, the settings.
@@ -126,6 +127,7 @@ class ImportResolver:
         self._seeded = False
         self._started = False
         self._cache: dict[tuple[str, str], frozenset[str]] = {}
+        self._chars = 0  # of the texts in _cache
 
     def saw(self, parents: tuple[str, ...], prods: Iterable[FileChange]) -> None:
         """A commit of the pass (parents first) that changes production files. The first
@@ -150,6 +152,7 @@ class ImportResolver:
             # what a text resolves to depends on the tree: the same test text resolves
             # anew once the tree changed (a test written before its module)
             self._cache.clear()
+            self._chars = 0
 
     def _seed_now(self) -> None:
         self._seeded = True
@@ -200,7 +203,11 @@ class ImportResolver:
                 if path in known and path != test_path and is_production(path):
                     found.add(path)
                     break
-        out = self._cache[key] = frozenset(found)
-        if len(self._cache) > 4096:
+        # bounded by the characters of the texts held too: cold, they are whole test
+        # files (hundreds of kilobytes on numpy or sympy)
+        self._chars += len(text)
+        if len(self._cache) >= 4096 or self._chars > _CACHE_CHARS:
             self._cache.clear()
+            self._chars = len(text)
+        out = self._cache[key] = frozenset(found)
         return out

@@ -20,9 +20,10 @@ import ast
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from itertools import pairwise
 from typing import Generic, TypeVar
+
+from tddgit.textmemo import text_memo
 
 T = TypeVar("T")
 
@@ -31,7 +32,12 @@ _START = re.compile(r"^(?=[^\s#)\]}])", re.M)
 # A clause that continues the compound statement before it (if/for/while/try).
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _LIMIT = 4096  # pieces remembered per analysis before the memory is dropped (RSS)
-_CHARS = 4_000_000  # characters of pieces analysed and remembered, at most (their dumps)
+# Characters of pieces analysed and remembered, at most, per cache: what is made of a
+# piece (dumps, trees' summaries) takes 10 to 30 times its text (peak RSS, issue 27).
+_CHARS = 2_000_000
+# Characters of the texts whose statements are counted and remembered (an int each: the
+# texts are the memory).
+_STATEMENT_CHARS = 8_000_000
 
 
 def pieces(text: str) -> list[str]:
@@ -87,28 +93,29 @@ _CHARS_SEEN = [0]  # characters of the texts in _STATEMENTS
 def _statements(text: str) -> int | None:
     found = _STATEMENTS.get(text, -1)
     if found == -1:
+        _CHARS_SEEN[0] += len(text)
+        if len(_STATEMENTS) >= 4 * _LIMIT or _CHARS_SEEN[0] > _STATEMENT_CHARS:
+            # Both bounded by the characters of their texts together (the texts that
+            # never parse are the longest: joins of many pieces).
+            _STATEMENTS.clear()
+            _UNTERMINATED.clear()
+            _CHARS_SEEN[0] = len(text)
         try:
             tree = parse(text)
         except _ERRORS as exc:
             found = None
             if _open_string(exc):
-                if len(_UNTERMINATED) >= _LIMIT:
-                    _UNTERMINATED.clear()
                 _UNTERMINATED[text] = True
         else:
             found = len(tree.body)
             if len(_TREES) >= 256 or sum(map(len, _TREES)) + len(text) > _TREE_CHARS:
                 _TREES.clear()  # a tree takes ~100 times its text
             _TREES[text] = tree
-        _CHARS_SEEN[0] += len(text)
-        if len(_STATEMENTS) >= _LIMIT or _CHARS_SEEN[0] > _CHARS:
-            _STATEMENTS.clear()
-            _CHARS_SEEN[0] = len(text)
         _STATEMENTS[text] = found
     return found
 
 
-@lru_cache(maxsize=64)
+@text_memo()
 def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """``text`` as consecutive pieces that each parse alone, with their numbers of
     statements; a piece that does not parse (cut inside a docstring) is joined with the

@@ -15,9 +15,9 @@ line does not parse), so the answer is the whole modules' answer; when one does 
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 
 from tddgit.audit.pychunks import PieceCache, parse, units
+from tddgit.textmemo import text_memo
 
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
@@ -62,7 +62,7 @@ def _whole(old: str, new: str) -> bool:
         return False
 
 
-@lru_cache(maxsize=32)
+@text_memo(entries=32)
 def _stripped(text: str) -> str:
     """The whole module without docstrings and annotations, once per version."""
     return _strip_python(parse(text))

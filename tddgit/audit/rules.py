@@ -75,6 +75,10 @@ class Deferred(Protocol):
 
 
 STUB_BATCH = 256
+# Files of the pending candidates at most: their blobs (old and new, up to 512 KB each)
+# are held together while the batch is judged, and one reformat of a big project touches
+# thousands (peak RSS, issue 27 item 9).
+STUB_BATCH_FILES = 512
 # Outside a red, a modified file up to this size is judged for stubs (a version string, a
 # declaration); a longer one that adds code is code: parsing every long module of a real
 # history would break the audit's speed budget.
@@ -95,6 +99,7 @@ class StubJudge:
         self.answers = answers if answers is not None else AnswerCache(None)
         # (commit, changed files, where, files it deleted or renamed: code may move from them)
         self._pending: list[tuple[Commit, tuple[FileChange, ...], str, tuple[FileChange, ...]]] = []
+        self._pending_files = 0  # the files of _pending's changes
         self.settled: list[Finding] = []  # findings of batches judged during the pass
         self._later: dict[str, Deferred] = {}
 
@@ -109,7 +114,8 @@ class StubJudge:
         reads then overlap with git's stream; the findings wait in ``settled`` for the
         pass to take them), or at the end (``resolve``)."""
         self._pending.append((commit, changes, where, gone))
-        if len(self._pending) >= STUB_BATCH:
+        self._pending_files += len(changes) + len(gone)
+        if len(self._pending) >= STUB_BATCH or self._pending_files >= STUB_BATCH_FILES:
             self.settled += self._resolve_stubs()
 
     def later(self, key: str, make: Callable[[BlobReader], Deferred]) -> Deferred:
@@ -166,6 +172,7 @@ class StubJudge:
                     )
                 )
         self._pending.clear()
+        self._pending_files = 0
         return out
 
 

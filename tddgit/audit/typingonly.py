@@ -190,6 +190,8 @@ def _imports(pieces: tuple[str, ...]) -> list[str] | None:
 
 
 _SEEN: dict[str, _Imports | None] = {}
+_CHARS = 2_000_000  # characters of the units in _SEEN, at most (peak RSS)
+_CHARS_HELD = [0]
 
 
 def _read(text: str) -> _Imports | None:
@@ -200,8 +202,10 @@ def _read(text: str) -> _Imports | None:
             found = _read_tree(parse(text))
         except _ERRORS:
             found = None
-        if len(_SEEN) >= _LIMIT:
+        _CHARS_HELD[0] += len(text)
+        if len(_SEEN) >= _LIMIT or _CHARS_HELD[0] > _CHARS:
             _SEEN.clear()
+            _CHARS_HELD[0] = len(text)
         _SEEN[text] = found
     return found  # type: ignore[return-value]
 

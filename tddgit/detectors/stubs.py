@@ -13,7 +13,8 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+
+from tddgit.textmemo import text_memo
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Module/class statements that declare names rather than run behaviour.
@@ -191,7 +192,7 @@ _Units = list[_Func | _Stmt | tuple[str, int]]
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
-@lru_cache(maxsize=32)
+@text_memo(entries=32)
 def _units(source: str) -> _Units | BaseException:
     """The units of one version, or why it does not parse; remembered by text: a file's
     new version at one commit is its old version at the next commit that changes it
