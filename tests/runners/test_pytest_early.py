@@ -7,7 +7,6 @@ then exec the real tool: git on PATH, the interpreter as the project's `$VIRTUAL
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,12 +14,11 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, stage, targets
+from tests.runners.startlog import log_starts, starts, which
 from tests.runners.test_process import gone
 
 pytestmark = pytest.mark.slow
 
-# Each start: "<tool> <pid> <cwd> <args>"; `exec` keeps the pid (the tool's own).
-WRAPPER = '#!/bin/sh\necho "{name} $$ $(pwd) $*" >> "$TDDGIT_TEST_LOG"\nexec {real} "$@"\n'
 
 PYPROJECT = """\
 [tool.pytest.ini_options]
@@ -41,29 +39,10 @@ def py(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> GitRep
     repo.write("calc.py", CALC, dedent=False)
     repo.write("tests/test_calc.py", ADD_TEST, dedent=False)
     repo.commit("start")
-    bin_dir = tmp_path / "venv" / "bin"
-    bin_dir.mkdir(parents=True)
-    git = shutil.which("git")
-    assert git is not None
-    for name, real in (("git", git), ("python", sys.executable)):
-        wrapper = bin_dir / name
-        wrapper.write_text(WRAPPER.format(name=name, real=real))
-        wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    tools = {"git": which("git"), "python": sys.executable}
+    log_starts(tools, tmp_path / "venv" / "bin", tmp_path, monkeypatch)
     monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "venv"))  # python = auto: this one
-    monkeypatch.setenv("TDDGIT_TEST_LOG", str(tmp_path / "starts.log"))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
     return repo
-
-
-def starts(tmp_path: Path) -> list[list[str]]:
-    """The logged starts since the last call: [tool, pid, cwd, args...] each."""
-    log = tmp_path / "starts.log"
-    lines = log.read_text().splitlines() if log.exists() else []
-    log.write_text("")
-    return [line.split() for line in lines]
 
 
 def pytests(seen: list[list[str]]) -> list[list[str]]:

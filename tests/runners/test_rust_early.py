@@ -6,48 +6,25 @@ and git, seen through wrappers on PATH that log each start and then exec the rea
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, reasons, stage, targets
+from tests.runners.startlog import log_starts, starts, which
 from tests.runners.test_process import gone
 from tests.runners.toolchains import RS_MUL_TEST, rust_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.toolchain]
 
-# Each start: "<tool> <pid> <cwd> <args>"; `exec` keeps the pid (the tool's own).
-WRAPPER = '#!/bin/sh\necho "{name} $$ $(pwd) $*" >> "$TDDGIT_TEST_LOG"\nexec {real} "$@"\n'
-
 
 @pytest.fixture
 def rust(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> GitRepo:
     rust_project(repo, monkeypatch)
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("cargo", "git"):
-        real = shutil.which(name)
-        assert real is not None
-        wrapper = bin_dir / name
-        wrapper.write_text(WRAPPER.format(name=name, real=real))
-        wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("TDDGIT_TEST_LOG", str(tmp_path / "starts.log"))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
+    tools = {name: which(name) for name in ("cargo", "git")}
+    log_starts(tools, tmp_path / "bin", tmp_path, monkeypatch)
     return repo
-
-
-def starts(tmp_path: Path) -> list[list[str]]:
-    """The logged starts since the last call: [tool, pid, cwd, args...] each."""
-    log = tmp_path / "starts.log"
-    lines = log.read_text().splitlines() if log.exists() else []
-    log.write_text("")
-    return [line.split() for line in lines]
 
 
 def test_cargo_starts_before_the_gate_reads_the_index(rust: GitRepo, tmp_path: Path) -> None:
