@@ -163,8 +163,9 @@ def worktree(repo: Repo, commit: str) -> Iterator[Path]:
     root = parent / repo.root.name  # the project's own directory name (rootdir, imports)
     env = clean_env()
     try:
-        # One add at a time: git names the admin directory after the basename, and two
-        # adds racing for the same name can fail.
+        # Adds and removes take turns: git names the admin directory after the basename
+        # (two adds racing for one name can fail), and removing the last worktree deletes
+        # the empty `.git/worktrees` an add is about to create its directory in.
         with _WORKTREE_LOCK:
             repo.run(
                 "-c",
@@ -179,7 +180,8 @@ def worktree(repo: Repo, commit: str) -> Iterator[Path]:
             )
         yield root
     finally:
-        repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
+        with _WORKTREE_LOCK:
+            repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
         shutil.rmtree(parent, ignore_errors=True)
 
 

@@ -230,6 +230,35 @@ def test_worktree_is_removed_even_when_the_run_fails(repo, tmp_path, monkeypatch
     assert repo.git("worktree", "list") == before
 
 
+def test_worktrees_made_and_removed_at_once_never_fail(repo):
+    """`--verify` runs two commits at a time. Removing the last worktree deletes git's
+    empty `.git/worktrees`; an add racing with it failed ("could not create directory of
+    '.git/worktrees/…': No such file or directory": seen in CI as an inconclusive
+    verdict). Adds and removes take turns."""
+    import threading
+
+    base(repo)
+    r = find_repo(repo.root)
+    head = repo.head()
+    errors: list[str] = []
+
+    def work() -> None:
+        for _ in range(15):
+            try:
+                with worktree(r, head) as root:
+                    assert (root / "calc.py").exists()
+            except Exception as exc:  # every failure counts, whatever its type
+                errors.append(str(exc))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(repo.git("worktree", "list").splitlines()) == 1
+
+
 def test_jobs_must_be_positive(repo):
     base(repo)
     proc = repo.tddgit("audit", "--verify", "--jobs", "0")
