@@ -20,7 +20,7 @@ PYTEST_FILES = (
     "tox.ini",
     "conftest.py",
 )
-_CONFIGS = (".tddgit.yaml", ".tddgit.yml")
+CONFIGS = (".tddgit.yaml", ".tddgit.yml")
 STEERING = ("root", "projects", "runner")  # top-level configuration keys that move the run
 
 
@@ -55,7 +55,7 @@ def steered(root: Path, runner: str, keys: tuple[str, ...] = STEERING) -> bool:
     """Whether a tddgit configuration may name another runner or set one of ``keys``
     (read as lines, not parsed: a doubt means no early start). A key matches by its last
     dotted part too (``red.scope`` and a nested ``scope:`` alike)."""
-    for name in _CONFIGS:
+    for name in CONFIGS:
         path = root / name
         if not path.is_file():
             continue

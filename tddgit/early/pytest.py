@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tddgit.bytecache import drop_stale
+from tddgit.early import capture_dir
+from tddgit.early.look import CONFIGS, redirected, top
 from tddgit.importpaths import import_env
 from tddgit.pytestcmd import auto_python, run_argv, run_env
 
@@ -35,17 +37,14 @@ if TYPE_CHECKING:
 _OTHERS = ("package.json", "pom.xml", "go.mod", "Cargo.toml")
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # a `test:` rule may pick `make test`
 _PYTEST_FILES = ("pytest.ini", ".pytest.ini", "conftest.py")
-_CONFIGS = (".tddgit.yaml", ".tddgit.yml")
 # A project marker below the top (``projects/discover.py``): the repository may hold
 # several projects, each run in its own directory.
 _NESTED = tuple(
     f"*/{name}" for name in ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", *_OTHERS)
 )
-# Another git directory, index or pathspec syntax than the plain one.
+# Besides a redirected git (``look.redirected``): another common directory or pathspec
+# syntax than the plain one.
 _GIT_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
     "GIT_COMMON_DIR",
     "GIT_LITERAL_PATHSPECS",
     "GIT_GLOB_PATHSPECS",
@@ -56,9 +55,9 @@ _GIT_ENV = (
 def guess(cwd: Path, phase: str) -> tuple[list[str], Path, dict[str, str], Path] | None:
     """(argv, directory, environment, files directory) of the pytest runner's run in
     place, or None. The files directory is made here; the caller owns it."""
-    if phase not in ("red", "green") or any(os.environ.get(v) for v in _GIT_ENV):
+    if phase not in ("red", "green") or redirected() or any(map(os.environ.get, _GIT_ENV)):
         return None
-    top = _top(cwd)
+    top = _git_top(cwd)
     if top is None:
         return None
     pyproject = _read(top / "pyproject.toml")
@@ -72,36 +71,17 @@ def guess(cwd: Path, phase: str) -> tuple[list[str], Path, dict[str, str], Path]
     python, _why = auto_python(top)
     pycache = top / ".git" / "tddgit" / "pycache"
     drop_stale(pycache, top)  # as the runner does before its spawn: no stale .pyc judged
-    workdir = _scratch("tddgit-pytest-")
+    workdir = capture_dir("pytest")
     out = workdir / "probe.jsonl"
     out.touch()
     env = run_env({**os.environ, **import_env(top)}, top, top, out, None, pycache)
     return run_argv(python, workdir, []), top, env, workdir
 
 
-def _scratch(prefix: str) -> Path:
-    """A new private directory where ``tempfile.mkdtemp`` would make one (its first
-    choices: ``$TMPDIR``, ``$TEMP``, ``$TMP``, ``/tmp``), without importing ``tempfile``
-    (``random``, ``shutil``... before the spawn)."""
-    base = next(
-        (d for d in map(os.environ.get, ("TMPDIR", "TEMP", "TMP")) if d and os.path.isdir(d)),
-        "/tmp",
-    )
-    while True:
-        path = Path(base, prefix + os.urandom(6).hex())
-        try:
-            path.mkdir(mode=0o700)
-            return path
-        except FileExistsError:
-            continue
-
-
-def _top(cwd: Path) -> Path | None:
+def _git_top(cwd: Path) -> Path | None:
     """The work tree's top, when its git directory is the plain ``.git`` there."""
-    for folder in (cwd, *cwd.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder if os.path.isdir(folder / ".git") else None
-    return None
+    root = top(cwd)
+    return root if root is not None and os.path.isdir(root / ".git") else None
 
 
 def _read(path: Path) -> bytes | None:
@@ -126,7 +106,7 @@ def _settings(top: Path, pyproject: bytes | None) -> dict[str, Any] | None:
     """The configuration's keys, flat (``red.scope``); None when unknown without the
     gate's own reading (a YAML file not parsed into the cache yet, a malformed file)."""
     found: list[Any] = []
-    for name in _CONFIGS:
+    for name in CONFIGS:
         path = top / name
         if path.is_file():
             found.append(_cached_yaml(path, top / ".git" / "tddgit" / "config-cache.json"))
