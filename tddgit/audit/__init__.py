@@ -202,6 +202,12 @@ def run_audit(
         # 100k commits, and cost per commit would not stay flat).
         was_enabled = gc.isenabled()
         gc.disable()
+        # git's walk (``git rev-list``) must end before the first commit comes out: what
+        # the pass and the report need anyway is read meanwhile, not after it.
+        auditor.prepare()
+        from tddgit.audit import metrics  # noqa: F401  (the report's, imported meanwhile)
+
+        reads = blobs.reads
         try:
             for n, commit in enumerate(commits, 1):
                 auditor.feed(commit)
@@ -210,8 +216,11 @@ def run_audit(
                         progress.advance(_PROGRESS_EVERY)
                     # The content judgements do make cycles (ast.dump's recursive
                     # closure, one per call): collected while they are young, in the
-                    # objects made since the last time only, not left to pile up.
-                    gc.collect(0)
+                    # objects made since the last time only, not left to pile up. No
+                    # blob read, no judgement (a warm audit): nothing to collect.
+                    if blobs.reads != reads:
+                        reads = blobs.reads
+                        gc.collect(0)
             if (
                 options.prerender_json is not None
                 and spool is None

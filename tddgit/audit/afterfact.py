@@ -54,10 +54,13 @@ class TestAfterIndex:
         index: int,
         read_text: Callable[[str, str], str | None],
         resolve: Callable[[str, str | None], frozenset[str]] | None = None,
+        is_placeholder: Callable[[str, str], bool] | None = None,
     ) -> list[Finding]:
         """The findings of one commit. ``resolve``: the production files a test file's
         text imports, resolved against the tree (``tddgit.audit.imports``); with it a new
-        test is matched to the modules it really imports, not to any of the same name."""
+        test is matched to the modules it really imports, not to any of the same name.
+        ``is_placeholder(sha, path)``: ``placeholder`` of that file's text (the engine
+        keeps the answer for the next audit); by default it is read with ``read_text``."""
         c = v.commit
         out: list[Finding] = []
         keys: list[Key] = []
@@ -84,7 +87,11 @@ class TestAfterIndex:
                 and new
                 and not moved
                 and not proven_red
-                and not _placeholder(read_text(found.sha, found.path))
+                and not (
+                    is_placeholder(found.sha, found.path)
+                    if is_placeholder is not None
+                    else placeholder(read_text(found.sha, found.path))
+                )
             ):
                 out.append(self._finding(c, index, f.path, found))
             if key:
@@ -162,12 +169,14 @@ class TestAfterIndex:
 
 def _proven_red(v: CommitView) -> bool:
     """Does the commit's evidence prove a red (its tests failed when committed)?"""
+    if v.evidence is None:  # nearly every commit of a history: no import per commit
+        return False
     from tddgit.evidence import Evidence
 
     return isinstance(v.evidence, Evidence) and v.evidence.phase == "red"
 
 
-def _placeholder(text: str | None) -> bool:
+def placeholder(text: str | None) -> bool:
     """An empty placeholder file (nothing, or only blank lines and comments): nothing was
     there to test before its test came."""
     if text is None:

@@ -31,12 +31,17 @@ SCHEMA = "tddgit.audit-answers/1"
 FILE_NAME = "audit-answers.json"
 MAX_BYTES = 64 * 1024 * 1024  # a larger file is not ours: ignored
 MAX_ENTRIES = 500_000  # ~25 MB of JSON at most; beyond it the oldest half is dropped
-MAX_VALUE = 4096  # a longer answer (a very long source line) is not kept: recomputed
+# A longer answer is not kept (recomputed). The import lines of a commit's test files
+# reach tens of kilobytes on real histories (a test module with hundreds of imports, a
+# commit touching dozens of test files): at 4096, 86 of pytest's commits were read and
+# parsed again by every warm audit.
+MAX_VALUE = 256 * 1024
 _KEY = re.compile(r"[0-9a-f]{24}")
 
 # The modules whose code decides the cached answers: a change to any of them is a new
 # analysis (the digest of their files is part of the file's key).
 _ANALYSIS = (
+    "tddgit.audit.afterfact",  # placeholder()
     "tddgit.audit.answercache",
     "tddgit.audit.changes",
     "tddgit.audit.engine",
@@ -70,6 +75,11 @@ class AnswerCache:
         self.added: dict[str, str] = {}
         self._loaded = False
         self._key = ""
+
+    def load(self) -> None:
+        """Read the file now (else on the first ``get``)."""
+        if not self._loaded:
+            self._load()
 
     def get(self, key: str) -> str | None:
         if not self._loaded:

@@ -12,7 +12,7 @@ import gc
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from tddgit.audit.afterfact import TestAfterIndex
+from tddgit.audit.afterfact import TestAfterIndex, placeholder
 from tddgit.audit.answercache import MAX_VALUE, AnswerCache, question
 from tddgit.audit.changes import adds_test_behaviour_many
 from tddgit.audit.importlines import pack, unpack
@@ -123,6 +123,10 @@ class Auditor:
         self._noted: list[int] = []  # positions of the records with an evidence note
         self.agents: dict[str, str] = {}  # sha -> the model its GSD-Agent trailer names
 
+    def prepare(self) -> None:
+        """Load the answers of earlier audits now (while git walks the history)."""
+        self._stubs.answers.load()
+
     # --- per commit ------------------------------------------------------------------
 
     def feed(self, c: Commit) -> None:
@@ -177,7 +181,9 @@ class Auditor:
         found = self.findings
         after_fact: list[Finding] = []
         if tests or prods:
-            after_fact = self._tests_after.observe(view, index, self._text_of, self._resolve)
+            after_fact = self._tests_after.observe(
+                view, index, self._text_of, self._resolve, self._placeholder
+            )
         if after_fact:
             found.extend(after_fact)
             self._found_at += [index] * len(after_fact)
@@ -382,6 +388,9 @@ class Auditor:
                 old = as_text(blobs.get((c.parents[0], f.old_path or f.path)))
             versions.append((f.path, old, new))
         if adds:
+            # "1" alone was kept (import lines longer than an answer could be): keep them
+            # now that they fit, so the next audit reads nothing
+            self._stubs.answers.put(key, "1" + pack(texts))
             return texts
         # tests deleted in the same commit may have moved into the changed files
         for f in tests:
@@ -413,11 +422,22 @@ class Auditor:
         self._stubs.answers.put(key, pack({path: text}))
         return text
 
+    def _placeholder(self, sha: str, path: str) -> bool:
+        """Is the file an empty placeholder at ``sha`` (``afterfact.placeholder``)? Kept
+        for the next audit, which then reads no production file for it."""
+        key = question("placeholder", sha, path)
+        known = self._stubs.answers.get(key)
+        if known is not None:
+            return known == "1"
+        empty = placeholder(self._read_text(sha, path))
+        self._stubs.answers.put(key, "1" if empty else "0")
+        return empty
+
     def _resolve(self, path: str, text: str | None) -> frozenset[str]:
         return self._imports.resolve(path, text, self._is_production)
 
     def _is_production(self, path: str) -> bool:
-        return self._kind(path) == "production"
+        return (self._kinds.get(path) or self._kind(path)) == "production"
 
     def _tests_previous(self, c: Commit, texts: dict[str, str | None]) -> bool:
         """The tests import a module that one of the few commits just before (on the first

@@ -58,9 +58,11 @@ def _is_js(path: str) -> bool:
     return path.endswith(_JS_EXT)
 
 
-def python_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
-    """For each module the text imports, the paths it may be, in the order Python's path
-    would find them (the project's roots, then the test's own directories)."""
+def python_modules(test_path: str, text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each module the text imports, as a path without its extension, with the bases it
+    may be found under, in the order Python's path would look (the project's roots, then
+    the test's own directories): ``mod`` is ``{base}{mod}.py`` or
+    ``{base}{mod}/__init__.py`` for the first base that has one."""
     here = posixpath.dirname(test_path)
     ups: list[str] = []
     d = here
@@ -68,9 +70,8 @@ def python_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
         ups.append(d + "/")
         d = posixpath.dirname(d)
     roots = (*_PY_ROOTS, *ups)
-    out: list[tuple[str, ...]] = []
+    mods: list[tuple[str, tuple[str, ...]]] = []  # (module as a path, its bases)
     for frm, names, plain in _PY_IMPORT.findall(text):
-        mods: list[tuple[str, tuple[str, ...]]] = []  # (module as a path, its bases)
         if frm:
             dots = len(frm) - len(frm.lstrip("."))
             rest = frm[dots:].replace(".", "/")
@@ -81,21 +82,18 @@ def python_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
                 bases: tuple[str, ...] = (base + "/" if base else "",)
             else:
                 bases = roots
-            for name in (w.strip() for w in names.split(",")):
-                word = name.split()[0] if name.split() else ""
-                if word and word != "*":  # a submodule: from lists import views
-                    sub = f"{rest}/{word}" if rest else word
-                    mods.append((sub, bases))
+            for name in names.split(","):
+                words = name.split()
+                if words and words[0] != "*":  # a submodule: from lists import views
+                    mods.append((f"{rest}/{words[0]}" if rest else words[0], bases))
             if rest:
                 mods.append((rest, bases))
         else:
             for name in plain.split(","):
-                word = name.split()[0] if name.split() else ""
-                if word:
-                    mods.append((word.replace(".", "/"), roots))
-        for mod, bases in mods:
-            out.append(tuple(f"{b}{mod}{tail}" for b in bases for tail in (".py", "/__init__.py")))
-    return out
+                words = name.split()
+                if words:
+                    mods.append((words[0].replace(".", "/"), roots))
+    return mods
 
 
 def js_candidates(test_path: str, text: str) -> list[tuple[str, ...]]:
@@ -190,19 +188,28 @@ class ImportResolver:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        if _is_python(test_path):
-            groups = python_candidates(test_path, text)
-        elif _is_js(test_path):
-            groups = js_candidates(test_path, text)
-        else:
-            groups = []
         known = self.known
         found: set[str] = set()
-        for group in groups:
-            for path in group:
-                if path in known and path != test_path and is_production(path):
-                    found.add(path)
-                    break
+        if _is_python(test_path):
+            # the candidate paths in the order Python looks, made only until one is
+            # found (a test's import lines name hundreds of candidate paths: building
+            # them all was most of a warm audit's resolution time)
+            for mod, bases in python_modules(test_path, text):
+                for b in bases:
+                    path = b + mod + ".py"
+                    if path in known and path != test_path and is_production(path):
+                        found.add(path)
+                        break
+                    path = b + mod + "/__init__.py"
+                    if path in known and path != test_path and is_production(path):
+                        found.add(path)
+                        break
+        elif _is_js(test_path):
+            for group in js_candidates(test_path, text):
+                for path in group:
+                    if path in known and path != test_path and is_production(path):
+                        found.add(path)
+                        break
         # bounded by the characters of the texts held too: cold, they are whole test
         # files (hundreds of kilobytes on numpy or sympy)
         self._chars += len(text)

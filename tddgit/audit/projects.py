@@ -144,6 +144,11 @@ class ProjectsAuditor:
     def _auditor(self, lane: int) -> Auditor:
         return self._outside.auditor if lane < 0 else self._lanes[lane].auditor
 
+    def prepare(self) -> None:
+        """``Auditor.prepare`` of each project's lineage."""
+        for lane in (*self._lanes, self._outside):
+            lane.auditor.prepare()
+
     def feed(self, c: Commit) -> None:
         self._positions[c.sha] = len(self._order)
         taking: list[int] = []
