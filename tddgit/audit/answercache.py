@@ -100,9 +100,15 @@ class AnswerCache:
         entries.update(self.added)
         if len(entries) > MAX_ENTRIES:  # dicts keep insertion order: keep the newest half
             entries = dict(list(entries.items())[-MAX_ENTRIES // 2 :])
-        doc = {"schema": SCHEMA, "key": self.analysis(), "answers": entries}
+        while True:
+            doc = {"schema": SCHEMA, "key": self.analysis(), "answers": entries}
+            text = json.dumps(doc, separators=(",", ":"))
+            # a larger file would be ignored by the next audit: the oldest half goes
+            if len(text) <= MAX_BYTES or len(entries) <= 1:
+                break
+            entries = dict(list(entries.items())[len(entries) // 2 :])
         with contextlib.suppress(OSError):
-            write_atomically(self.path, json.dumps(doc, separators=(",", ":")))
+            write_atomically(self.path, text)
         self.added = {}
 
     def _load(self) -> None:

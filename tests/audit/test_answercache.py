@@ -212,3 +212,19 @@ def test_a_test_after_fact_reads_its_code_once(repo: GitRepo) -> None:
     assert second[:2] == first[:2]
     assert first[2] > 0
     assert second[2] == 0
+
+
+def test_a_file_never_grows_past_what_is_read(tmp_path: Path, monkeypatch: Any) -> None:
+    """Answers may be long (import lines, 256 KB): a file over ``MAX_BYTES`` would be
+    ignored by every later audit, so saving drops the oldest answers until it fits."""
+    from tddgit.audit import answercache
+
+    monkeypatch.setattr(answercache, "MAX_BYTES", 64 * 1024)
+    cache = AnswerCache(tmp_path)
+    for i in range(40):
+        cache.put(question("tests", str(i)), "1" + "x" * 4000)
+    cache.save()
+    assert (tmp_path / FILE_NAME).stat().st_size <= 64 * 1024
+    again = AnswerCache(tmp_path)
+    assert again.get(question("tests", "39")) == "1" + "x" * 4000  # the newest kept
+    assert again.get(question("tests", "0")) is None
