@@ -14,7 +14,7 @@ fails its assertion (the test binary is built, linked and run). Target (PRODUCT.
 ratio <= 1.3.
 
     python bench/gate_overhead.py [--runs 7] [--tests-per-file 20] [--files 10]
-        [--only python|go|rust]
+        [--only python,go,rust]
 """
 
 from __future__ import annotations
@@ -259,12 +259,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--tests-per-file", type=int, default=20)
-    ap.add_argument("--only", choices=("python", "go", "rust"), help="one language's row")
+    ap.add_argument("--only", help="the languages' rows, comma-separated: python,go,rust")
     args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else {"python", "go", "rust"}
+    if only - {"python", "go", "rust"}:
+        ap.error(f"--only: unknown {', '.join(sorted(only - {'python', 'go', 'rust'}))}")
     n = args.files * args.tests_per_file + 1
     print(f"projects: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
     print("each command runs on a fresh edit of the red's test (no cache holds it)")
-    if args.only in (None, "python"):
+    if "python" in only:
         root = build(args.files, args.tests_per_file)
         plain = [sys.executable, "-m", "pytest", "-q"]  # what a user runs: cache provider on
         edit = Edits(root, "python", "missing")
@@ -274,7 +277,7 @@ def main() -> None:
         "rust": (build_rust, "cargo test", ["cargo", "test"]),
     }
     for language, (make, label, plain) in languages.items():
-        if args.only not in (None, language) or not shutil.which(plain[0]):
+        if language not in only or not shutil.which(plain[0]):
             continue
         if language == "rust":
             os.environ["CARGO_NET_OFFLINE"] = "true"  # both sides: nothing from the network

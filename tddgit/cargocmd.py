@@ -1,7 +1,7 @@
 """The ``rust`` runner's ``cargo test`` command line and environment (``runners/rust.py``).
 
-Light on purpose (the standard library only): the gate's early start (``tddgit.early``)
-spawns exactly this command before the gate's own modules are imported.
+Light on purpose (``os`` only: no ``re``, no ``pathlib``): the gate's early start
+(``tddgit.early``) spawns exactly this command before anything else is imported.
 
 libtest's ``--format json`` is unstable: ``RUSTC_BOOTSTRAP=1`` is set for this run only,
 in the test process's environment. ``--no-fail-fast`` runs every test binary. Cargo runs
@@ -11,9 +11,12 @@ with ``--offline`` when ``CARGO_NET_OFFLINE`` is set.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping
-from pathlib import Path
+
+TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 CARGO_ARGS = ("cargo", "test", "--no-fail-fast", "--message-format", "json")
 LIBTEST_ARGS = ("--", "-Z", "unstable-options", "--format", "json", "--report-time")
@@ -37,11 +40,39 @@ def cargo_env(base: Mapping[str, str]) -> dict[str, str]:
 
 # What a doc test needs in a source: a fenced or indented code block in a doc comment, or
 # a doc attribute (`#![doc = include_str!("../README.md")]` brings a file's examples).
-_DOC_CODE = re.compile(r"(?m)```|~~~|\bdoc\s*=|/\*[*!]|^\s*//[/!] {5,}\S")
+# Read without `re` (its import delays the early start): `_doc_code` is the search of
+# (?m)```|~~~|\bdoc\s*=|/\*[*!]|^\s*//[/!] {5,}\S
+_MARKS = ("```", "~~~", "/**", "/*!")
 MAX_DOC_SCAN = 2000  # .rs files; a larger package keeps its doc tests unread
 
 
-def doc_tests_possible(package: Path) -> bool:
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # re's \w
+
+
+def _doc_code(text: str) -> bool:
+    if any(mark in text for mark in _MARKS):
+        return True
+    at = text.find("doc")
+    while at >= 0:
+        if at == 0 or not _word(text[at - 1]):  # \bdoc
+            end = at + 3
+            while end < len(text) and text[end].isspace():  # \s*
+                end += 1
+            if text[end : end + 1] == "=":
+                return True
+        at = text.find("doc", at + 1)
+    for line in text.split("\n"):  # (?m)^ begins a line after \n only
+        line = line.lstrip()  # \s* (past blank lines too: a later line's own match)
+        if line.startswith(("///", "//!")):
+            body = line[3:]
+            indent = len(body) - len(body.lstrip(" "))
+            if indent >= 5 and body[indent : indent + 1] and not body[indent].isspace():
+                return True
+    return False
+
+
+def doc_tests_possible(package: Path | str) -> bool:
     """Whether the package's sources could hold a doc test. ``--no-fail-fast`` runs them
     after a failing test, where plain ``cargo test`` stops first; with none, the gate
     would pay a rustdoc build of the crate for nothing. Unsure means yes."""
@@ -53,9 +84,10 @@ def doc_tests_possible(package: Path) -> bool:
                 continue
             seen += 1
             try:
-                text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
             except OSError:
                 return True
-            if seen > MAX_DOC_SCAN or _DOC_CODE.search(text):
+            if seen > MAX_DOC_SCAN or _doc_code(text):
                 return True
     return False

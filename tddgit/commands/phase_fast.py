@@ -8,12 +8,12 @@ returns None and takes the click command line, which parses, validates and expla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+import os
 
 TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 PHASES = ("red", "green", "refactor")
@@ -72,8 +72,10 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
         return None
     from tddgit import early
 
-    early.begin(Path.cwd(), phase)  # the test command first: the gate's work overlaps it
+    early.begin(os.getcwd(), phase)  # the test command first: the gate's work overlaps it
     try:
+        from pathlib import Path
+
         from tddgit.commands.phase_step import run_phase
         from tddgit.entry import debug_env, guarded
 

@@ -15,23 +15,28 @@ the gate runs as it always did. A gate that refuses before its run discards it t
 early run is a process group with a watchdog like any test run (``tddgit.procgroup``):
 nothing outlives tddgit.
 
-Light on purpose: the standard library, ``tddgit.procgroup`` and nothing else; not even
-``dataclasses``, ``typing`` or ``tempfile`` before the spawn (each import here delays the
-test command).
+Light on purpose: ``os`` and ``tddgit.procgroup`` at import, and a Rust crate's run
+starts before anything else (``start_files``: ``os.posix_spawn``, no ``subprocess``,
+``pathlib``, ``re`` or ``threading``; each import before the spawn delays the test
+command). An early run that is not claimed leaves the work tree as it found it: the Rust
+guess needs ``Cargo.lock`` and ``target/`` already there, and a ``Cargo.lock`` the early
+cargo rewrote gets its bytes back (``Early.keep``).
 """
 
 from __future__ import annotations
 
+import _thread
 import os
-import shlex
-import signal
-import threading
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 
-from tddgit.procgroup import Group, spawn, stop_watchdog
+from tddgit.procgroup import Group, spawn, spawn_files, stop_watchdog
 
-Key = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], bool]
+TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    Key = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...], bool]
 
 
 class Early:
@@ -39,22 +44,32 @@ class Early:
     its group's pipe (``start_plain``). A plain class: no ``dataclasses`` before the
     spawn (see ``procgroup.Group``)."""
 
-    __slots__ = ("group", "key", "runner", "workdir")
+    __slots__ = ("group", "keep", "key", "runner", "workdir")
 
-    def __init__(self, key: Key, workdir: Path, group: Group, runner: str = "") -> None:
+    def __init__(
+        self,
+        key: Key,
+        workdir: Path,
+        group: Group,
+        runner: str = "",
+        keep: tuple[str, bytes] | None = None,
+    ) -> None:
         self.key = key
         self.workdir = workdir
         self.group = group
         self.runner = runner
+        self.keep = keep  # (file, bytes) to put back if the run, not claimed, changed them
 
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # threading's Lock, without importing threading
 _pending: Early | None = None
 
 
 def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
     """The shell line running ``argv`` with its stdout in ``workdir/stdout.txt`` and its
     stderr there too (``merge``, in order) or in ``workdir/stderr.txt``."""
+    import shlex
+
     out, err = workdir / "stdout.txt", workdir / "stderr.txt"
     errors = "2>&1" if merge else f"2>{shlex.quote(str(err))}"
     return f"{shlex.join(argv)} >{shlex.quote(str(out))} {errors}"
@@ -62,6 +77,12 @@ def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
 
 def capture_dir(runner: str) -> Path:
     """A new private directory ``tddgit-RUNNER-*`` in the temporary directory."""
+    from pathlib import Path
+
+    return Path(_capture_dir(runner))
+
+
+def _capture_dir(runner: str) -> str:
     import sys
 
     if "tempfile" not in sys.modules:  # the early start: not worth tempfile's import first
@@ -74,15 +95,15 @@ def capture_dir(runner: str) -> Path:
         path = os.path.join(base, f"tddgit-{runner}-{os.urandom(6).hex()}")
         try:
             os.mkdir(path, 0o700)  # fails if it exists: never someone else's directory
-            return Path(path)
+            return path
         except OSError:
             pass  # tempfile's rules (its fallbacks, its retries) decide
     import tempfile
 
-    return Path(tempfile.mkdtemp(prefix=f"tddgit-{runner}-"))
+    return tempfile.mkdtemp(prefix=f"tddgit-{runner}-")
 
 
-def _key(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, merge: bool) -> Key:
+def _key(argv: Sequence[str], cwd: Path | str, env: Mapping[str, str] | None, merge: bool) -> Key:
     environ = os.environ if env is None else env  # None: the child inherits ours
     return (tuple(argv), os.path.realpath(cwd), tuple(sorted(environ.items())), merge)
 
@@ -102,6 +123,33 @@ def start(
         return  # the runner's own start will say why
     with _lock:
         _pending = Early(_key(argv, cwd, env, merge), workdir, group)
+
+
+def start_files(
+    runner: str,
+    argv: Sequence[str],
+    cwd: str,
+    env: Mapping[str, str],
+    keep: tuple[str, bytes] | None = None,
+    *,
+    merge: bool = True,
+) -> None:
+    """``start`` without ``subprocess`` or a shell (``procgroup.spawn_files``), for the
+    first thing a gate does: only while this process has one thread. ``keep``: a file
+    and its bytes to put back if the run is not claimed."""
+    global _pending
+    discard()
+    workdir = _capture_dir(runner)
+    out, err = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
+    try:
+        group = spawn_files(argv, cwd, env, out, None if merge else err)
+    except OSError:
+        _remove(workdir)
+        return  # the runner's own start will say why
+    from pathlib import Path  # the test command runs: now the imports
+
+    with _lock:
+        _pending = Early(_key(argv, cwd, env, merge), Path(workdir), group, keep=keep)
 
 
 def start_plain(
@@ -159,6 +207,8 @@ def discard() -> None:
 
 
 def _end(early: Early) -> None:
+    import signal
+
     proc = early.group.proc
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # its zombie keeps the pgid ours until reaped
@@ -168,19 +218,34 @@ def _end(early: Early) -> None:
     proc.wait()
     if proc.stdout is not None:
         proc.stdout.close()
+    if early.keep is not None:
+        _put_back(*early.keep)
     _remove(early.workdir)
 
 
-def _remove(workdir: Path) -> None:
+def _put_back(path: str, data: bytes) -> None:
+    """``path`` with ``data`` again, if the early run (dead now) changed it."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read() == data:
+                return
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError:
+        pass  # gone or unreadable: nothing of the user's to restore there
+
+
+def _remove(workdir: Path | str) -> None:
     import shutil
 
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def begin(cwd: Path, phase: str = "") -> None:
+def begin(cwd: str, phase: str = "") -> None:
     """Start ``phase``'s test command early where it is predictable (a Rust crate's
     ``cargo test``, a Go module's ``go test -json``, a Python project's whole suite under
-    pytest); nothing otherwise. Never fails: a wrong guess costs only the early run."""
+    pytest); nothing otherwise. Never fails: a wrong guess costs only the early run. The
+    first thing a gate does (one thread)."""
     if os.environ.get("TDDGIT_FAULT") or os.environ.get("TDDGIT_NO_EARLY"):
         return  # fault injection names the points of the usual start
     try:
@@ -188,17 +253,19 @@ def begin(cwd: Path, phase: str = "") -> None:
 
         found = guess(cwd)
         if found is not None:
-            start("rust", *found)
+            start_files("rust", *found)
             return
+        from pathlib import Path
+
         from tddgit.early.go import guess as go_guess
 
-        found = go_guess(cwd, phase)
-        if found is not None:
-            start("go", *found, merge=False)  # the go runner reads stderr apart
+        found_go = go_guess(Path(cwd), phase)
+        if found_go is not None:
+            start("go", *found_go, merge=False)  # the go runner reads stderr apart
             return
         from tddgit.early.pytest import guess as guess_pytest
 
-        plain = guess_pytest(cwd, phase)
+        plain = guess_pytest(Path(cwd), phase)
         if plain is not None:
             start_plain("pytest", *plain)
     except (OSError, ValueError):

@@ -33,7 +33,8 @@ def guess(cwd: Path, phase: str) -> tuple[list[str], Path, dict[str, str]] | Non
     """(argv, directory, environment) of the go runner's run in place, or None."""
     if phase not in ("red", *_WHOLE) or redirected():
         return None
-    root = top(cwd)
+    found = top(str(cwd))
+    root = Path(found) if found is not None else None
     if root is None or not (root / "go.mod").is_file():
         return None
     if detected_first(root, _OTHERS) or steered(root, "go", _KEYS):

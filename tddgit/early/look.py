@@ -7,8 +7,12 @@ run (the runner claims it only when it is exactly its own, ``tddgit.early.claim`
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from pathlib import Path
+
+TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
 
 # Files at the top that make detection pick pytest (``runners/detect.py``): with any of
 # them, no early start of another runner.
@@ -29,20 +33,25 @@ def redirected() -> bool:
     return any(os.environ.get(v) for v in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"))
 
 
-def top(cwd: Path) -> Path | None:
-    """The work tree's top directory (the nearest holding ``.git``), or None."""
-    for folder in (cwd, *cwd.parents):
-        if os.path.lexists(folder / ".git"):
+def top(cwd: str) -> str | None:
+    """The work tree's top directory (the nearest holding ``.git``), or None. Strings, not
+    ``pathlib``: the Rust guess runs before it is imported."""
+    folder = os.path.abspath(cwd)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
             return folder
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def detected_first(root: Path, others: Iterable[str]) -> bool:
+def detected_first(root: str | Path, others: Iterable[str]) -> bool:
     """Whether detection may pick another runner first: one of ``others`` exists at the
     top, or Python files lie at the top or in ``tests/`` / ``test/``."""
-    if any(os.path.lexists(root / name) for name in others):
+    if any(os.path.lexists(os.path.join(root, name)) for name in others):
         return True
-    for where in (root, root / "tests", root / "test"):
+    for where in (root, os.path.join(root, "tests"), os.path.join(root, "test")):
         try:
             if any(name.endswith(".py") for name in os.listdir(where)):
                 return True  # Python tests: detection may pick pytest
@@ -51,16 +60,17 @@ def detected_first(root: Path, others: Iterable[str]) -> bool:
     return False
 
 
-def steered(root: Path, runner: str, keys: tuple[str, ...] = STEERING) -> bool:
+def steered(root: str | Path, runner: str, keys: tuple[str, ...] = STEERING) -> bool:
     """Whether a tddgit configuration may name another runner or set one of ``keys``
     (read as lines, not parsed: a doubt means no early start). A key matches by its last
     dotted part too (``red.scope`` and a nested ``scope:`` alike)."""
     for name in CONFIGS:
-        path = root / name
-        if not path.is_file():
+        path = os.path.join(root, name)
+        if not os.path.isfile(path):
             continue
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
         except OSError:
             return True
         for line in text.splitlines():

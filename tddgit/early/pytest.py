@@ -80,8 +80,8 @@ def guess(cwd: Path, phase: str) -> tuple[list[str], Path, dict[str, str], Path]
 
 def _git_top(cwd: Path) -> Path | None:
     """The work tree's top, when its git directory is the plain ``.git`` there."""
-    root = top(cwd)
-    return root if root is not None and os.path.isdir(root / ".git") else None
+    root = top(str(cwd))
+    return Path(root) if root is not None and os.path.isdir(os.path.join(root, ".git")) else None
 
 
 def _read(path: Path) -> bytes | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import RunnerError
-from tddgit.procgroup import Group, spawn, stop_watchdog
+from tddgit.procgroup import Child, Group, spawn, stop_watchdog
 
 if TYPE_CHECKING:
     from tddgit.jail import Jail
@@ -73,7 +73,7 @@ def _start_error(argv: Sequence[str] | str, cwd: Path, exc: OSError) -> RunnerEr
     return RunnerError(f"cannot start the test command {name!s}: {exc.strerror or exc}")
 
 
-def _wait_exited(proc: subprocess.Popen[bytes]) -> None:
+def _wait_exited(proc: subprocess.Popen[bytes] | Child) -> None:
     """Block until the leader exits, without reaping it: while its zombie exists its pgid
     cannot be reused, so killing the group afterwards is always safe."""
     if hasattr(os, "waitid"):
@@ -126,8 +126,10 @@ def run_command(
     pgid = proc.pid
     tail = bytearray()
     lock = threading.Lock()
-    reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
-    reader.start()
+    reader = None  # a Child's output goes to files (``procgroup.spawn_files``): no pipe
+    if proc.stdout is not None:
+        reader = threading.Thread(target=_drain, args=(proc.stdout, tail, lock), daemon=True)
+        reader.start()
     exited = threading.Event()
     timed_out = threading.Event()
 
@@ -163,13 +165,14 @@ def run_command(
         # Once the group is dead only a process that left it (setsid) can hold the pipe:
         # stop waiting for output then. Closing the stream under the still-blocked reader
         # would hang on its buffer lock, so the daemon reader keeps it until EOF.
-        reader.join(timeout=DRAIN_GRACE)
-        if proc.stdout is not None and not reader.is_alive():
-            proc.stdout.close()
+        if reader is not None:
+            reader.join(timeout=DRAIN_GRACE)
+            if proc.stdout is not None and not reader.is_alive():
+                proc.stdout.close()
     with lock:
         data = bytes(tail[-TAIL_BYTES:])
     return ProcResult(
-        exit_code=proc.returncode,
+        exit_code=proc.wait(),  # reaped above: its status, at once
         output_tail=data.decode("utf-8", "replace"),
         timed_out=timed_out.is_set(),
         duration=time.monotonic() - start,

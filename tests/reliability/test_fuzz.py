@@ -120,7 +120,9 @@ def _build(repo: GitRepo, plan: list[tuple[str, ...]]) -> None:
             repo.git("add", "-A")
             repo.git("commit", "-q", "-m", "side")
             repo.git("checkout", "-q", "-")
-            repo.git("merge", "-q", "--no-ff", "-m", msg, f"b{i}")
+            # `git merge` has no --allow-empty-message: a blank message is refused
+            merged = msg if msg.strip() else f"merge {i}"
+            repo.git("merge", "-q", "--no-ff", "-m", merged, f"b{i}")
 
 
 def _git_log(root: Path) -> list[tuple[str, tuple[str, ...], str, str]]:
