@@ -15,17 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from tddgit.configkeys import (
     DEFAULT_MAX_COST,
-    DEFAULT_OTHER_GLOBS,
-    DEFAULT_SECRET_GLOBS,
-    DEFAULT_SOURCE_GLOBS,
-    DEFAULT_TEST_GLOBS,
-    DEFAULT_VENDORED_GLOBS,
     KEYS,
     KEYS_BY_PATH,
     PROJECT_KEYS,
     REPO_WIDE,
     SECTIONS,
     KeySpec,
+)
+from tddgit.defaultglobs import (
+    DEFAULT_OTHER_GLOBS,
+    DEFAULT_SECRET_GLOBS,
+    DEFAULT_SOURCE_GLOBS,
+    DEFAULT_TEST_GLOBS,
+    DEFAULT_VENDORED_GLOBS,
 )
 from tddgit.errors import ConfigError
 

@@ -11,7 +11,6 @@ never executed.
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -79,36 +78,10 @@ def _add_note(repo: Repo, commit: str, data: bytes) -> subprocess.CompletedProce
 @contextlib.contextmanager
 def _notes_lock(repo: Repo) -> Iterator[None]:
     """Exclusive among tddgit processes sharing this repository (worktrees included)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: git's own ref lock is all there is
-        yield
-        return
-    import time
+    from tddgit.repolock import exclusive
 
-    path = repo.tddgit_dir / "notes.lock"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        yield  # a read-only git dir: `git notes` will say what is wrong
-        return
-    try:
-        deadline = time.monotonic() + NOTE_LOCK_TIMEOUT
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise GitError(
-                        f"another tddgit process has held {path} for {NOTE_LOCK_TIMEOUT:.0f} s",
-                        "wait for it to finish, then retry",
-                    ) from None
-                time.sleep(0.01)
+    with exclusive(repo, "notes.lock", NOTE_LOCK_TIMEOUT):
         yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 notes_lock = _notes_lock  # for other writers of the notes ref (notes sync and carry)

@@ -19,7 +19,7 @@ from tddgit.errors import UsageError
 from tddgit.gates import FIXES, Reason, Verdict, run_gate
 
 if TYPE_CHECKING:
-    from tddgit.agent.tools import Bench
+    from tddgit.agent.bench import Bench
 
 # Refusals a model cannot fix by editing files (a hanging or crashing suite): the run
 # stops and says so.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tddgit.agent import tools
+from tddgit.agent.bench import Bench, ToolOutcome
 from tddgit.agent.finish import Judgement
 from tddgit.agent.prices import estimate_cost
 from tddgit.agent.providers import Provider, Reply, Request, Usage
@@ -71,7 +72,7 @@ Progress = Callable[[str], None]
 
 
 def run_loop(
-    bench: tools.Bench,
+    bench: Bench,
     provider: Provider,
     settings: Settings,
     conversation: Conversation,
@@ -201,7 +202,7 @@ def run_loop(
 
 
 def _keep_held(
-    bench: tools.Bench, held: Held, turns: int, usage: Usage, transcript: Transcript
+    bench: Bench, held: Held, turns: int, usage: Usage, transcript: Transcript
 ) -> LoopEnd:
     """End with the holding green kept during minimisation: its files back, and staged."""
     bench.workspace.restore(held.snapshot)
@@ -229,7 +230,7 @@ def _tell(conversation: Conversation, text: str) -> None:
 
 
 def _run_tools(
-    bench: tools.Bench, reply: Reply, transcript: Transcript, turn: int
+    bench: Bench, reply: Reply, transcript: Transcript, turn: int
 ) -> tuple[Judgement | None, list[dict[str, Any]], str, list[RunResult]]:
     """Run the reply's tool calls in order: the verdict, the tool_result blocks, the
     names called and the ``run_tests`` results."""
@@ -240,13 +241,13 @@ def _run_tools(
     for i, use in enumerate(uses):
         name = str(use.get("name", ""))
         if reply.stop_reason == "max_tokens" and i == len(uses) - 1:
-            outcome = tools.ToolOutcome(
+            outcome = ToolOutcome(
                 "error: your reply was cut off at max_tokens, so this call may be incomplete "
                 "and was not run: make smaller steps (e.g. one test file per write_file)",
                 True,
             )
         elif judgement is not None:
-            outcome = tools.ToolOutcome("error: not run: finish came first in this reply", True)
+            outcome = ToolOutcome("error: not run: finish came first in this reply", True)
         else:
             outcome = tools.call(bench, name, use.get("input"))
             # whatever a tool returns leaves scrubbed: a test may print what it read

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tddgit.agent.bench import Bench
 from tddgit.agent.census import Census
 from tddgit.agent.context import project_context
 from tddgit.agent.coverage import SpecCoverage, spec_coverage
@@ -31,7 +32,6 @@ from tddgit.agent.sandbox import Denied, Sandbox
 from tddgit.agent.secrets import secret_values
 from tddgit.agent.settings import Settings
 from tddgit.agent.start import Start, green_message, preflight, refactor_message
-from tddgit.agent.tools import Bench
 from tddgit.agent.transcript import Transcript
 from tddgit.agent.workspace import Workspace
 from tddgit.config import Config

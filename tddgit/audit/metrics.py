@@ -2,7 +2,7 @@
 
 - phase counts, phase sources, trailer and evidence coverage;
 - cycles (complete / open / broken) and time in red (red commit -> its green);
-- Zorro/Besouro episode classes and the four measures of Fucci et al. 2017:
+- Zorro/Besouro episode classes and the four measures of Fucci et al. 2017 (``measures``):
   SEQ (% test-first episodes), GRA (median episode duration, minutes),
   UNI (median absolute deviation of the durations, minutes), REF (% refactoring episodes);
 - conformance, 0-100: the mean of the share of code commits without a process finding and
@@ -15,80 +15,21 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import repeat
-from operator import attrgetter, sub
+from operator import attrgetter
 from statistics import median
 from typing import Any
 
+from tddgit.audit.measures import (
+    NOT_PROCESS,
+    conformance_of,
+    episode_measures,
+    pct,
+    whole_seconds,
+)
 from tddgit.audit.model import PHASES, SOURCES, CommitRecord, Cycle, Episode, Finding, Tally
 from tddgit.audit.required import not_process
 
 EPISODE_KINDS = ("test-first", "test-last", "test-addition", "refactoring", "production", "unknown")
-# Findings that say nothing about the order of work: they do not lower conformance. The
-# detector rules judge how tests are written, not whether they came first.
-NOT_PROCESS = frozenset(
-    {"missing-evidence", "over-mocking", "broad-assertion", "yagni", "squashed-steps"}
-)
-
-
-def _pct(part: int, whole: int) -> float | None:
-    return round(100.0 * part / whole, 1) if whole else None
-
-
-def _minutes(seconds: float) -> float:
-    return round(seconds / 60.0, 2)
-
-
-def _whole_seconds(seconds: float) -> int:
-    """A median of whole seconds, rounded half up (2.5 -> 3): the one value every format
-    shows (``round`` would give 2, JavaScript's ``Math.round`` 3)."""
-    return int(seconds + 0.5)
-
-
-def _median_of_sorted(values: Sequence[float]) -> float:
-    """``statistics.median`` of an already sorted list (the same value)."""
-    i = len(values) // 2
-    return values[i] if len(values) % 2 else (values[i - 1] + values[i]) / 2
-
-
-def process_measures(episodes: Sequence[Episode]) -> dict[str, float | None]:
-    """SEQ, GRA, UNI, REF (Fucci et al. 2017) over commit episodes."""
-    return _measures(Counter(map(_KIND, episodes)), list(map(_DURATION, episodes)))
-
-
-_KIND = attrgetter("kind")
-_DURATION = attrgetter("duration")
-
-
-def _measures(kinds: Counter[str], durations: list[int]) -> dict[str, float | None]:
-    n = len(durations)
-    if not n:
-        return {"seq": None, "gra": None, "uni": None, "ref": None}
-    durations.sort()
-    mid = _median_of_sorted(durations)
-    deviations = sorted(map(abs, map(sub, durations, repeat(mid))))  # all in C
-    return {
-        "seq": _pct(kinds["test-first"], n),
-        "gra": _minutes(mid),
-        "uni": _minutes(_median_of_sorted(deviations)),
-        "ref": _pct(kinds["refactoring"], n),
-    }
-
-
-def conformance(
-    records: Sequence[CommitRecord], findings: Sequence[Finding], episodes: Sequence[Episode]
-) -> float | None:
-    """0-100, or None when there is no code commit to judge (formula in docs/audit.md)."""
-    judged = [r.sha for r in records if r.is_step and r.changes_code]
-    if not judged:
-        return None
-    skip = not_process(NOT_PROCESS)
-    flagged = {
-        f.commit for f in findings if f.severity in ("error", "warning") and f.rule not in skip
-    }
-    clean = sum(1 for sha in judged if sha not in flagged)
-    return _conformance(len(judged), clean, Counter(e.kind for e in episodes))
-
 
 # What the counts need of a commit; few distinct values, so counted in C, then summed.
 _KEY = attrgetter("author_email", "phase", "phase_source", "attempt", "kind")
@@ -207,8 +148,8 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
             "inferred": acc.inferred,
         },
         "attempts": dict(sorted(acc.attempts.items())),
-        "trailer_coverage": _pct(acc.code_trailer, acc.code),
-        "evidence_coverage": _pct(acc.proven, acc.declared),
+        "trailer_coverage": pct(acc.code_trailer, acc.code),
+        "evidence_coverage": pct(acc.proven, acc.declared),
         "cycles": {
             "total": status.total(),
             "complete": status["complete"],
@@ -217,27 +158,15 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
         },
         "time_in_red": {
             "count": len(reds),
-            "median_seconds": _whole_seconds(median(reds)) if reds else None,
+            "median_seconds": whole_seconds(median(reds)) if reds else None,
             "mean_seconds": round(sum(reds) / len(reds), 1) if reds else None,
             "max_seconds": max(reds) if reds else None,
         },
         "episodes": {"total": kinds.total(), **{k: kinds[k] for k in EPISODE_KINDS}},
-        "process": _measures(kinds, list(parts.durations)),
+        "process": episode_measures(kinds, list(parts.durations)),
         "findings": dict(sorted(parts.rules.items())),
-        "conformance": _conformance(acc.code, acc.code_clean, kinds),
+        "conformance": conformance_of(acc.code, acc.code_clean, kinds),
     }
-
-
-def _conformance(judged: int, clean: int, kinds: Counter[str]) -> float | None:
-    """The conformance formula (docs/audit.md), from counts: the mean of the share of
-    judged commits without a process finding and the share of test-first episodes."""
-    if not judged:
-        return None
-    share = clean / judged
-    coded = kinds["test-first"] + kinds["test-last"] + kinds["production"]
-    if not coded:
-        return round(100.0 * share, 1)
-    return round(100.0 * (share + kinds["test-first"] / coded) / 2.0, 1)
 
 
 def compute(
@@ -329,6 +258,7 @@ _EMAIL = attrgetter("author_email")
 _COMMIT = attrgetter("commit")
 _EMAIL_STATUS = attrgetter("author_email", "status")
 _EMAIL_KIND = attrgetter("author_email", "kind")
+_DURATION = attrgetter("duration")
 
 
 class RecordOf:

@@ -29,7 +29,7 @@ from importlib import resources
 from typing import IO, Any
 
 from tddgit.audit.model import AuditReport, CommitRecord, EvidenceSummary, Finding
-from tddgit.audit.report import PROJECT_HEADER, project_rows, summary_rows, title
+from tddgit.audit.tables import PROJECT_HEADER, project_rows, summary_rows, title
 from tddgit.audit.tasks import TASK_HEADER, task_rows
 from tddgit.console import plural
 

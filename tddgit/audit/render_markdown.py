@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from tddgit.audit.model import AuditReport
-from tddgit.audit.report import (
+from tddgit.audit.tables import (
     AGENT_HEADER,
     AUTHOR_HEADER,
     FINDING_HEADER,

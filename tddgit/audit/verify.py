@@ -18,12 +18,8 @@ Plugs into ``AuditOptions.post_checks``: ``Verifier(...)`` is called with the re
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -33,8 +29,10 @@ from tddgit.audit.rules import finding
 from tddgit.config import Config
 from tddgit.console import plural
 from tddgit.errors import TddgitError
-from tddgit.git import EMPTY_TREE, Repo, clean_env
+from tddgit.git import EMPTY_TREE, Repo
 from tddgit.model import Cause, Light, Outcome, RunResult, TestResult
+from tddgit.worktrees import detached as worktree
+from tddgit.worktrees import prune
 
 # Causes that say the run could not tell, not that the claim is false.
 _INCONCLUSIVE = frozenset({Cause.TIMEOUT, Cause.ENVIRONMENT})
@@ -123,7 +121,7 @@ class Verifier:
             raise
         finally:
             pool.shutdown(wait=True)
-            self.repo.run("worktree", "prune", env=clean_env(), check=False)
+            prune(self.repo)
         return verdicts
 
     def _event(self, n: int, total: int, v: Verdict) -> None:
@@ -153,36 +151,6 @@ class Verifier:
 
 
 _STATUSES = ("holds", "contradiction", "inconclusive")
-_WORKTREE_LOCK = threading.Lock()
-
-
-@contextmanager
-def worktree(repo: Repo, commit: str) -> Iterator[Path]:
-    """A detached worktree of ``commit`` in a new temporary directory; removed on exit."""
-    parent = Path(tempfile.mkdtemp(prefix="tddgit-verify-"))
-    root = parent / repo.root.name  # the project's own directory name (rootdir, imports)
-    env = clean_env()
-    try:
-        # Adds and removes take turns: git names the admin directory after the basename
-        # (two adds racing for one name can fail), and removing the last worktree deletes
-        # the empty `.git/worktrees` an add is about to create its directory in.
-        with _WORKTREE_LOCK:
-            repo.run(
-                "-c",
-                "core.hooksPath=/dev/null",  # a checkout must not run the user's hooks
-                "worktree",
-                "add",
-                "--detach",
-                "--quiet",
-                str(root),
-                commit,
-                env=env,
-            )
-        yield root
-    finally:
-        with _WORKTREE_LOCK:
-            repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
-        shutil.rmtree(parent, ignore_errors=True)
 
 
 def _run(runner: Any, root: Path, project: Path, targets: Sequence[str], timeout: float) -> Any:

@@ -18,16 +18,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tddgit.errors import UsageError
+from tddgit.errors import GitError, UsageError
 from tddgit.git import Repo, clean_env, find_repo, zsplit
 from tddgit.paths import matches
 from tddgit.snapshot import pid_alive, user_tempdir
+from tddgit.worktrees import admin_lock
 
 LOCK_PREFIX = "tddgit cycle pid "
 DIR_PREFIX = "tddgit-cycle-"
 BRANCH_PREFIX = "tddgit/"
 _LOCK = re.compile(rf"^{LOCK_PREFIX}(\d+)$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_BRANCH_ATTEMPTS = 20
 
 
 @dataclass(frozen=True)
@@ -50,32 +52,54 @@ def branch_name(repo: Repo, spec_id: str) -> str:
     return f"{BRANCH_PREFIX}{stem}-{n}"
 
 
+def new_branch(repo: Repo, spec_id: str, base: str) -> str:
+    """Create the cycle's branch at ``base``. `git branch` without ``-f`` fails when the
+    name exists: another process (not tddgit's, which hold the admin lock) took it
+    between the listing and the creation, so the next free name is tried."""
+    for _ in range(_BRANCH_ATTEMPTS):
+        branch = branch_name(repo, spec_id)
+        proc = repo.run("branch", "--no-track", branch, base, env=clean_env(), check=False)
+        if proc.returncode == 0:
+            return branch
+        if b"already exists" not in proc.stderr:
+            break
+    raise GitError(
+        f"could not create a branch for the cycle: {proc.stderr.decode(errors='replace').strip()}",
+        "check `git branch` works in this repository, then retry",
+    )
+
+
 @contextmanager
 def cycle_worktree(repo: Repo, spec_id: str, include: tuple[str, ...]) -> Iterator[CycleWorktree]:
     base = repo.head()
     if base is None:
         raise UsageError("the repository has no commit yet", "commit something, then run the cycle")
-    branch = branch_name(repo, spec_id)
     parent = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=user_tempdir()))
     root = parent / repo.root.name  # the project's own directory name (rootdir, imports)
     env = clean_env()
     added = False
     try:
-        repo.run(
-            "-c",
-            "core.hooksPath=/dev/null",  # a checkout must not run the user's hooks
-            "worktree",
-            "add",
-            "--quiet",
-            "--lock",
-            "--reason",
-            f"{LOCK_PREFIX}{os.getpid()}",
-            "-b",
-            branch,
-            str(root),
-            base,
-            env=env,
-        )
+        # The branch is made first, on its own: an add that fails then deletes only the
+        # branch this process made (`worktree add -b` could not tell whose it was).
+        with admin_lock(repo):
+            branch = new_branch(repo, spec_id, base)
+            try:
+                repo.run(
+                    "-c",
+                    "core.hooksPath=/dev/null",  # a checkout must not run the user's hooks
+                    "worktree",
+                    "add",
+                    "--quiet",
+                    "--lock",
+                    "--reason",
+                    f"{LOCK_PREFIX}{os.getpid()}",
+                    str(root),
+                    branch,
+                    env=env,
+                )
+            except BaseException:
+                repo.run("branch", "-D", "--quiet", branch, env=env, check=False)
+                raise
         added = True
         copied = copy_included(repo.root, root, include)
         yield CycleWorktree(find_repo(root), branch, base, copied)
@@ -116,9 +140,10 @@ def _say_kept(repo: Repo, base: str, branch: str) -> None:
 
 def remove(repo: Repo, root: Path) -> None:
     env = clean_env()
-    repo.run("worktree", "unlock", str(root), env=env, check=False)
-    repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
-    repo.run("worktree", "prune", env=env, check=False)
+    with admin_lock(repo):
+        repo.run("worktree", "unlock", str(root), env=env, check=False)
+        repo.run("worktree", "remove", "--force", "--force", str(root), env=env, check=False)
+        repo.run("worktree", "prune", env=env, check=False)
 
 
 def copy_included(src: Path, dst: Path, include: tuple[str, ...]) -> tuple[str, ...]:
@@ -147,7 +172,9 @@ class Stale:
 def stale_worktrees(repo: Repo) -> list[Stale]:
     """tddgit's cycle worktrees whose locking process is gone."""
     out: list[Stale] = []
-    for block in repo.git("worktree", "list", "--porcelain").split("\n\n"):
+    with admin_lock(repo):  # an add in progress elsewhere is half-written until it ends
+        listing = repo.git("worktree", "list", "--porcelain")
+    for block in listing.split("\n\n"):
         fields: dict[str, str] = {}
         for line in block.splitlines():
             key, _, value = line.partition(" ")

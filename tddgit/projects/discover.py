@@ -2,7 +2,8 @@
 
 A project is a directory holding one of ``MARKERS`` (or, where none is, a Makefile with a
 ``test:`` rule: a docs/Makefile is no project), never inside ``node_modules/``, a vendored tree (``vendor/``,
-``third_party/``) or a virtualenv (a directory holding ``pyvenv.cfg``). The top is a
+``third_party/``) or a virtualenv (a directory holding ``pyvenv.cfg``), nor below a test
+directory (``TEST_DIRS``) of an enclosing project: that is test data. The top is a
 project when it holds a marker or a sign of one (``TOP_FILES``, any Makefile), or when
 nothing else is.
 
@@ -35,8 +36,10 @@ MAKEFILES = ("Makefile", "GNUmakefile", "makefile")
 # Files that make the top a project even without a marker (a setup.py project).
 TOP_FILES = ("setup.py", "conftest.py", "requirements.txt", "pom.xml", "build.gradle")
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", "third_party", ".git"})
+# A marker below one of these, inside another project, is that project's test data.
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "__fixtures__"})
 _MAKE_TEST = re.compile(rb"^test\s*:(?![=:]?=)", re.M)
-_VERSION = 1
+_VERSION = 2  # 2: test data is no project
 # Variables that would change how git reads the pathspecs below (they rely on the default).
 _PATHSPEC_ENV = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS")
 
@@ -108,9 +111,31 @@ def projects_from_paths(
     for directory, path in makes.items():
         if directory not in marked and (makefile_tests is None or makefile_tests(path)):
             marked.add(directory)
-    if top_sign or not marked:
-        marked.add("")
-    return tuple(sorted(marked))
+    found = _without_test_data(marked, top_sign)
+    if not top_sign and not _without_test_data(marked, True):
+        found = set()  # test data of the top is all there is: the top is the project
+    if top_sign or not found:
+        found.add("")
+    return tuple(sorted(found))
+
+
+def _without_test_data(marked: set[str], top: bool) -> set[str]:
+    """``marked`` less the directories below a test directory of an enclosing project
+    (``top``: whether the top is one): `tests/fixtures/app/package.json` in a Python project
+    is its tests' data, not a project."""
+    kept: set[str] = set()
+    for directory in sorted(marked, key=lambda d: d.count("/")):  # enclosing ones first
+        parts = directory.split("/")
+        for cut in range(len(parts) - 1, -1, -1):  # the nearest enclosing project
+            outer = "/".join(parts[:cut])
+            if outer in kept or (outer == "" and top):
+                if not TEST_DIRS.isdisjoint(parts[cut:-1]):
+                    break  # below a test directory of `outer`: test data
+                kept.add(directory)
+                break
+        else:
+            kept.add(directory)  # no project around it
+    return kept
 
 
 def _skipped(directory: str, venvs: set[str]) -> bool:

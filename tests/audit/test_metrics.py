@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tddgit.audit.metrics import conformance, process_measures
+from tddgit.audit.measures import conformance, process_measures
 from tddgit.audit.model import CommitRecord, Episode, Finding
 
 

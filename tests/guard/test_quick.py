@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tddgit.guard import quick
+from tddgit.guard import quick, quickjson
 from tddgit.guard.adapters import AGENTS, adapter
 from tddgit.guard.model import POST_WRITE
 from tests.conftest import GitRepo
@@ -78,7 +78,13 @@ def test_the_fast_path_imports_nothing_of_tddgit_but_itself(repo: GitRepo) -> No
     loaded = loaded_modules(repo.root, ["agent", "hook", "claude-code"], json.dumps(post(repo)))
     assert loaded.code == 0, loaded.stderr
     ours = [m for m in loaded.modules if m.startswith("tddgit")]
-    assert ours == ["tddgit", "tddgit.__main__", "tddgit.guard", "tddgit.guard.quick"]
+    assert sorted(ours) == [
+        "tddgit",
+        "tddgit.__main__",
+        "tddgit.guard",
+        "tddgit.guard.quick",
+        "tddgit.guard.quickjson",  # the payload's reader, stdlib only
+    ]
 
 
 # untracked and protected (the agent's hook configuration): never free, so its stat counts
@@ -185,5 +191,7 @@ def test_the_payload_reader_agrees_with_json() -> None:
     }
     raw = json.dumps(payload).encode()
     strings = {k: v for k, v in payload.items() if isinstance(v, str)}
-    assert quick.top_strings(raw) == strings
-    assert quick.top_strings(json.dumps(payload, indent=2, ensure_ascii=False).encode()) == strings
+    assert quickjson.top_strings(raw) == strings
+    assert (
+        quickjson.top_strings(json.dumps(payload, indent=2, ensure_ascii=False).encode()) == strings
+    )

@@ -130,12 +130,14 @@ def test_a_killed_runs_truncated_last_line_loses_only_itself(tmp_path: Path) -> 
 def test_pytest_loads_the_probe_as_it_is_not_rewritten(tmp_path: Path) -> None:
     """pytest rewrites (parses, compiles) every ``-p`` plugin module; the gates run pytest
     writing no bytecode until the probe has loaded, so a rewritten probe was parsed and
-    compiled anew on every gate run. The hooks' module loads from Python's own cache."""
+    compiled anew on every gate run. The hooks' modules load from Python's own cache."""
     (tmp_path / "conftest.py").write_text(
         "import sys\n\n"
         "def pytest_configure(config):\n"
-        "    loader = type(sys.modules['tddgit_probe_hooks'].__loader__).__name__\n"
-        "    open('loader.txt', 'w').write(loader)\n",
+        "    names = ('tddgit_probe_hooks', 'tddgit_probe_out', 'tddgit_probe_exc',\n"
+        "             'tddgit_probe_cover', 'tddgit_pycache')\n"
+        "    loaders = {type(sys.modules[n].__loader__).__name__ for n in names}\n"
+        "    open('loader.txt', 'w').write(' '.join(sorted(loaders)))\n",
         encoding="utf-8",
     )
     (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
