@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from tddgit.audit.pychunks import PieceCache, parse, units
 from tddgit.audit.pycode import same_code
+from tddgit.audit.pystmts import StmtMemo, source_lines
 from tddgit.textmemo import text_memo
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
@@ -200,7 +201,7 @@ def only_stubs(old: str | None, new: str) -> bool:
 # --- tests ------------------------------------------------------------------------------
 
 
-def _py_tests(tree: ast.Module) -> dict[str, str]:
+def _py_tests(tree: ast.Module, scope: str = "") -> dict[str, str]:
     """Test functions (``test*``, at any depth of classes) -> their body without docstring."""
     out: dict[str, str] = {}
 
@@ -217,7 +218,7 @@ def _py_tests(tree: ast.Module) -> dict[str, str]:
                     stmts = stmts[1:]  # the docstring
                 out[scope + node.name] = "\n".join(ast.dump(s) for s in stmts)
 
-    walk(tree.body, "")
+    walk(tree.body, scope)
     return out
 
 
@@ -323,21 +324,77 @@ class _Module(NamedTuple):
     constants: set[object]
 
 
-def _analyse(tree: ast.Module) -> tuple[dict[str, str], Counter[str], set[object], set[object]]:
-    # One walk for the module's literal values and its test functions (at any depth).
+Analysis = tuple[dict[str, str], Counter[str], set[object], set[object]]
+
+
+def _analyse(tree: ast.Module, text: str) -> Analysis:
+    """(test functions -> their bodies, checks, parametrized cases, literal values) of a
+    module, statement by statement: a class member by member, each remembered by its
+    text (``tddgit.audit.pystmts``), so a change to one test method of a long class
+    reads that method only. Added up they are the whole module's (the tests in order: a
+    test defined twice is its last definition)."""
+    lines = source_lines(text)
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    constants: set[object] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            t, ch, ca, co = _class(stmt, lines, "")
+        else:
+            t, ch, ca, co = _TOP.of(stmt, lines)
+        tests.update(t)
+        checks.update(ch)
+        cases |= ca
+        constants |= co
+    return tests, checks, cases, constants
+
+
+def _class(node: ast.ClassDef, lines: list[str], scope: str) -> Analysis:
+    """A class: the literal values of its decorators, bases and keywords, and its members
+    (checks outside test functions are not counted in a class)."""
+    inner = f"{scope}{node.name}."
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    constants: set[object] = set()
+    for field in node._fields:
+        if field != "body":
+            value = getattr(node, field, None)
+            for part in value if isinstance(value, list) else [value]:
+                if isinstance(part, ast.AST):
+                    constants |= _constants(ast.walk(part))
+    for stmt in node.body:
+        if isinstance(stmt, ast.ClassDef):
+            t, ch, ca, co = _class(stmt, lines, inner)
+        else:
+            t, ch, ca, co = _MEMBERS.of(stmt, lines, inner)
+        tests.update(t)
+        checks.update(ch)
+        cases |= ca
+        constants |= co
+    return tests, checks, cases, constants
+
+
+def _statement(stmt: ast.stmt, scope: str, top: bool) -> Analysis:
+    """One statement (not a class) at the top of a module, or a class member: its test
+    function, the checks in its test functions (at any depth) and, at the top, its own
+    checks (a script-style test)."""
     constants: set[object] = set()
     funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for n in ast.walk(tree):
+    for n in ast.walk(stmt):
         if isinstance(n, ast.Constant):
             if isinstance(n.value, (str, bytes, int, float, complex)):
                 constants.add(n.value)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
             funcs.append(n)
-    checks, cases = _py_checks(tree, funcs)
-    return _py_tests(tree), checks, cases, constants
+    checks, cases = _py_checks(ast.Module(body=[stmt] if top else [], type_ignores=[]), funcs)
+    return _py_tests(ast.Module(body=[stmt], type_ignores=[]), scope), checks, cases, constants
 
 
-_UNITS = PieceCache(_analyse)
+_TOP = StmtMemo(lambda stmt, scope: _statement(stmt, scope, True))
+_MEMBERS = StmtMemo(lambda stmt, scope: _statement(stmt, scope, False))
+_UNITS = PieceCache(_analyse, with_text=True)
 
 
 @text_memo()
@@ -351,7 +408,7 @@ def _analysed(text: str) -> _Module | None:
     found = _UNITS.of(cut[0]) if cut is not None else None
     if cut is None or found is None:
         try:
-            whole = _analyse(_parse(text))
+            whole = _analyse(_parse(text), text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         return _Module((text,), *whole)

@@ -152,8 +152,10 @@ def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
 class PieceCache(Generic[T]):
     """``analyse`` of each unit of a text (``units``), remembered by the unit's text."""
 
-    def __init__(self, analyse: Callable[[ast.Module], T]) -> None:
+    def __init__(self, analyse: Callable[..., T], *, with_text: bool = False) -> None:
+        """``analyse(tree)``, or ``analyse(tree, text)`` ``with_text``."""
         self._analyse = analyse
+        self._with_text = with_text
         self._seen: dict[str, object] = {}
         self._chars = 0  # of the texts remembered: analyses grow with them
 
@@ -167,7 +169,8 @@ class PieceCache(Generic[T]):
             if found is seen:
                 try:
                     tree = _TREES.pop(piece, None)
-                    found = self._analyse(tree if tree is not None else parse(piece))
+                    tree = tree if tree is not None else parse(piece)
+                    found = self._analyse(tree, piece) if self._with_text else self._analyse(tree)
                 except _ERRORS:
                     found = None
                 self._chars += len(piece)
