@@ -61,45 +61,47 @@ def added_lines(old: str, new: str) -> list[str]:
     had = o.counts
     # The (line, count) pairs only one side has, by set difference of two remembered
     # sets (C speed): the lines whose counts differ. Most changes touch a few lines.
-    indexes: list[int] = []
+    wanted: dict[str, int] = {}  # bare line -> its occurrences in old (the first kept)
     for bare, times in n.items - o.items:
         before = had.get(bare, 0)
         if times > before:
-            indexes += n.where[bare][before:]
-    if not indexes:
+            wanted[bare] = before
+    if not wanted:
         return []
-    indexes.sort()
-    hidden, lines = n.hidden, n.lines
-    return [lines[j] for j in indexes if j not in hidden]
+    bares, hidden, lines = n.bares, n.hidden, n.lines
+    out: list[str] = []
+    seen = dict.fromkeys(wanted, 0)
+    for j in [j for j, bare in enumerate(bares) if bare in wanted]:
+        bare = bares[j]
+        times = seen[bare]
+        seen[bare] = times + 1
+        if times >= wanted[bare] and j not in hidden:
+            out.append(lines[j])
+    return out
 
 
 class _Version(NamedTuple):
     """One text's lines as ``added_lines`` compares them, made once per text."""
 
     lines: list[str]
+    bares: list[str]  # each line without its trailing comment and spaces
     counts: dict[str, int]  # bare line -> how many times
     items: frozenset[tuple[str, int]]
-    where: dict[str, list[int]]  # bare line -> the indexes of its lines, in order
     hidden: set[int]  # lines wholly inside a block comment
 
 
 @text_memo()
 def _version(text: str) -> _Version:
     """A file's new version at one commit is its old version at the next that changes
-    it: each is split, stripped and counted once."""
+    it: each is split, stripped and counted once (comprehensions and ``Counter``: a loop
+    per line was a tenth of a first audit)."""
     lines = text.splitlines()
-    where: dict[str, list[int]] = {}
-    for j, line in enumerate(lines):
-        # a trailing comment added changes no code (no # or //: no comment to strip)
-        bare = (_TRAILING.sub("", line) if "#" in line or "//" in line else line).rstrip()
-        found = where.get(bare)
-        if found is None:
-            where[bare] = [j]
-        else:
-            found.append(j)
-    counts = {k: len(v) for k, v in where.items()}
+    sub = _TRAILING.sub
+    # a trailing comment added changes no code (no # or //: no comment to strip)
+    bares = [(sub("", ln) if "#" in ln or "//" in ln else ln).rstrip() for ln in lines]
+    counts = dict(Counter(bares))
     hidden = _block_comment_lines(text) if "/*" in text else set()
-    return _Version(lines, counts, frozenset(counts.items()), where, hidden)
+    return _Version(lines, bares, counts, frozenset(counts.items()), hidden)
 
 
 _TRAILING = re.compile(r"\s+(?://|#)(?!.*['\"`]).*$")
@@ -379,16 +381,34 @@ def _class(node: ast.ClassDef, lines: list[str], scope: str) -> Analysis:
 def _statement(stmt: ast.stmt, scope: str, top: bool) -> Analysis:
     """One statement (not a class) at the top of a module, or a class member: its test
     function, the checks in its test functions (at any depth) and, at the top, its own
-    checks (a script-style test)."""
+    checks (a script-style test). One walk: a check counts once per test function around
+    it (``_py_checks`` walks each test function, nested ones again) and once more at the
+    top of a module outside a function or class."""
     constants: set[object] = set()
-    funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for n in ast.walk(stmt):
-        if isinstance(n, ast.Constant):
-            if isinstance(n.value, (str, bytes, int, float, complex)):
-                constants.add(n.value)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
-            funcs.append(n)
-    checks, cases = _py_checks(ast.Module(body=[stmt] if top else [], type_ignores=[]), funcs)
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    own = top and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    todo: list[tuple[ast.AST, int]] = [(stmt, 1 if own else 0)]
+    while todo:
+        node, times = todo.pop()
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (str, bytes, int, float, complex)):
+                constants.add(node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
+            times += 1
+            params = {a.arg for a in node.args.args}
+            for d in node.decorator_list:
+                # parametrize("a, b", ...): the names of the parameters are no expectation
+                cases |= {
+                    c
+                    for c in _constants(ast.walk(d))
+                    if not (isinstance(c, str) and {w.strip() for w in c.split(",")} <= params)
+                }
+        if times and _is_check(node):
+            checks[_check_key(node)] += times
+        todo.extend((child, times) for child in ast.iter_child_nodes(node))
     return _py_tests(ast.Module(body=[stmt], type_ignores=[]), scope), checks, cases, constants
 
 

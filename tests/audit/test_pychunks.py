@@ -184,6 +184,11 @@ class Tiny: pass; x = 4
 
 def test_top():
     assert 1 == 1
+
+
+if FLAG:  # a test defined under a condition: its checks count twice (module and test)
+    def test_flagged():
+        assert flagged() == 1
 '''
 
 CLASS_CHANGES = [
