@@ -115,6 +115,13 @@ def _statements(text: str) -> int | None:
     return found
 
 
+def tree_of(piece: str) -> ast.Module:
+    """The tree of a unit: the one ``units`` just parsed (taken: its reader may change
+    it), or parsed again."""
+    tree = _TREES.pop(piece, None)
+    return tree if tree is not None else parse(piece)
+
+
 @text_memo()
 def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """``text`` as consecutive pieces that each parse alone, with their numbers of
@@ -168,8 +175,7 @@ class PieceCache(Generic[T]):
             found = seen.get(piece, seen)  # the dict itself: not seen yet
             if found is seen:
                 try:
-                    tree = _TREES.pop(piece, None)
-                    tree = tree if tree is not None else parse(piece)
+                    tree = tree_of(piece)
                     found = self._analyse(tree, piece) if self._with_text else self._analyse(tree)
                 except _ERRORS:
                     found = None

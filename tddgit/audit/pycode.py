@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import ast
 
-from tddgit.audit.pychunks import parse, units
-from tddgit.audit.pystmts import same_statements, source_lines, undoc
+from tddgit.audit.pychunks import parse, tree_of, units
+from tddgit.audit.pystmts import is_docstring, same_statements, source_lines
 from tddgit.textmemo import text_memo
 
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
@@ -44,24 +44,29 @@ def same_code(old: str, new: str) -> bool:
     mid_n = _trees(pn[head : len(pn) - tail])
     if mid_o is None or mid_n is None:
         return _whole(old, new)
-    (so, lo), (sn, ln) = mid_o, mid_n
+    so, sn = mid_o, mid_n
     if sum(counts_o[:head]) == 0:  # the module's first statement is in the change
         if not so or not sn:
             return _whole(old, new)  # it is in the common tail on one side: rare
-        so, sn = undoc(so), undoc(sn)
+        so = so[1:] if is_docstring(so[0][0]) else so
+        sn = sn[1:] if is_docstring(sn[0][0]) else sn
     # statement by statement, the same texts skipped, a class member by member
-    return same_statements(so, lo, sn, ln, _strip_python)
+    return same_statements(so, sn, _strip_python)
 
 
-def _trees(texts: tuple[str, ...]) -> tuple[list[ast.stmt], list[str]] | None:
-    """The statements of ``texts`` (units: each parses alone) as one module's, with its
-    lines; None when they do not parse after all (too deep)."""
-    text = "".join(texts)
-    try:
-        tree = parse(text)
-    except _ERRORS:
-        return None
-    return tree.body, source_lines(text)
+def _trees(texts: tuple[str, ...]) -> list[tuple[ast.stmt, list[str]]] | None:
+    """The statements of ``texts`` (units: each parses alone), each with its unit's lines
+    (the new version's units were just parsed by ``units``); None when one does not parse
+    after all (too deep)."""
+    out: list[tuple[ast.stmt, list[str]]] = []
+    for text in texts:
+        try:
+            tree = tree_of(text)
+        except _ERRORS:
+            return None
+        lines = source_lines(text)
+        out += [(stmt, lines) for stmt in tree.body]
+    return out
 
 
 def _whole(old: str, new: str) -> bool:

@@ -68,13 +68,10 @@ class StmtMemo(Generic[T]):
 _ABSENT: object = object()
 
 
-def same_statements(
-    a: list[ast.stmt],
-    a_lines: list[str],
-    b: list[ast.stmt],
-    b_lines: list[str],
-    dump: Callable[[ast.AST], str],
-) -> bool:
+Statements = list[tuple[ast.stmt, list[str]]]  # each with the lines of its module
+
+
+def same_statements(a: Statements, b: Statements, dump: Callable[[ast.AST], str]) -> bool:
     """Is ``dump`` of each statement of ``a`` that of ``b``'s at its place? ``dump`` is
     ``ast.dump`` of a statement with the docstrings of its bodies left out (and maybe
     more): statements of the same text are the same without dumping, and two classes are
@@ -82,11 +79,11 @@ def same_statements(
     dumps that method only. Stops at the first difference."""
     if len(a) != len(b):
         return False
-    for x, y in zip(a, b, strict=True):
-        if key(x, a_lines) == key(y, b_lines):
+    for (x, x_lines), (y, y_lines) in zip(a, b, strict=True):
+        if key(x, x_lines) == key(y, y_lines):
             continue
         if isinstance(x, ast.ClassDef) and isinstance(y, ast.ClassDef):
-            if not _same_class(x, a_lines, y, b_lines, dump):
+            if not _same_class(x, x_lines, y, y_lines, dump):
                 return False
         elif dump(x) != dump(y):
             return False
@@ -112,7 +109,9 @@ def _same_class(
                 return False
         elif u != v:
             return False
-    return same_statements(undoc(x.body), a_lines, undoc(y.body), b_lines, dump)
+    return same_statements(
+        [(m, a_lines) for m in undoc(x.body)], [(m, b_lines) for m in undoc(y.body)], dump
+    )
 
 
 def is_docstring(stmt: ast.stmt) -> bool:
