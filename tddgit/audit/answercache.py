@@ -50,6 +50,7 @@ _ANALYSIS = (
     "tddgit.audit.naming",
     "tddgit.audit.pycode",
     "tddgit.audit.pychunks",
+    "tddgit.audit.pystmts",
     "tddgit.audit.stubunits",
     "tddgit.audit.rules",
     "tddgit.audit.typingnorm",

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from tddgit.audit.pychunks import PieceCache, parse, units
 from tddgit.audit.pycode import same_code
+from tddgit.audit.pystmts import StmtMemo, source_lines
 from tddgit.textmemo import text_memo
 
 # A line that is only a comment (or the middle of a block comment), in the common languages.
@@ -60,45 +61,47 @@ def added_lines(old: str, new: str) -> list[str]:
     had = o.counts
     # The (line, count) pairs only one side has, by set difference of two remembered
     # sets (C speed): the lines whose counts differ. Most changes touch a few lines.
-    indexes: list[int] = []
+    wanted: dict[str, int] = {}  # bare line -> its occurrences in old (the first kept)
     for bare, times in n.items - o.items:
         before = had.get(bare, 0)
         if times > before:
-            indexes += n.where[bare][before:]
-    if not indexes:
+            wanted[bare] = before
+    if not wanted:
         return []
-    indexes.sort()
-    hidden, lines = n.hidden, n.lines
-    return [lines[j] for j in indexes if j not in hidden]
+    bares, hidden, lines = n.bares, n.hidden, n.lines
+    out: list[str] = []
+    seen = dict.fromkeys(wanted, 0)
+    for j in [j for j, bare in enumerate(bares) if bare in wanted]:
+        bare = bares[j]
+        times = seen[bare]
+        seen[bare] = times + 1
+        if times >= wanted[bare] and j not in hidden:
+            out.append(lines[j])
+    return out
 
 
 class _Version(NamedTuple):
     """One text's lines as ``added_lines`` compares them, made once per text."""
 
     lines: list[str]
+    bares: list[str]  # each line without its trailing comment and spaces
     counts: dict[str, int]  # bare line -> how many times
     items: frozenset[tuple[str, int]]
-    where: dict[str, list[int]]  # bare line -> the indexes of its lines, in order
     hidden: set[int]  # lines wholly inside a block comment
 
 
 @text_memo()
 def _version(text: str) -> _Version:
     """A file's new version at one commit is its old version at the next that changes
-    it: each is split, stripped and counted once."""
+    it: each is split, stripped and counted once (comprehensions and ``Counter``: a loop
+    per line was a tenth of a first audit)."""
     lines = text.splitlines()
-    where: dict[str, list[int]] = {}
-    for j, line in enumerate(lines):
-        # a trailing comment added changes no code (no # or //: no comment to strip)
-        bare = (_TRAILING.sub("", line) if "#" in line or "//" in line else line).rstrip()
-        found = where.get(bare)
-        if found is None:
-            where[bare] = [j]
-        else:
-            found.append(j)
-    counts = {k: len(v) for k, v in where.items()}
+    sub = _TRAILING.sub
+    # a trailing comment added changes no code (no # or //: no comment to strip)
+    bares = [(sub("", ln) if "#" in ln or "//" in ln else ln).rstrip() for ln in lines]
+    counts = dict(Counter(bares))
     hidden = _block_comment_lines(text) if "/*" in text else set()
-    return _Version(lines, counts, frozenset(counts.items()), where, hidden)
+    return _Version(lines, bares, counts, frozenset(counts.items()), hidden)
 
 
 _TRAILING = re.compile(r"\s+(?://|#)(?!.*['\"`]).*$")
@@ -200,7 +203,7 @@ def only_stubs(old: str | None, new: str) -> bool:
 # --- tests ------------------------------------------------------------------------------
 
 
-def _py_tests(tree: ast.Module) -> dict[str, str]:
+def _py_tests(tree: ast.Module, scope: str = "") -> dict[str, str]:
     """Test functions (``test*``, at any depth of classes) -> their body without docstring."""
     out: dict[str, str] = {}
 
@@ -217,7 +220,7 @@ def _py_tests(tree: ast.Module) -> dict[str, str]:
                     stmts = stmts[1:]  # the docstring
                 out[scope + node.name] = "\n".join(ast.dump(s) for s in stmts)
 
-    walk(tree.body, "")
+    walk(tree.body, scope)
     return out
 
 
@@ -323,21 +326,95 @@ class _Module(NamedTuple):
     constants: set[object]
 
 
-def _analyse(tree: ast.Module) -> tuple[dict[str, str], Counter[str], set[object], set[object]]:
-    # One walk for the module's literal values and its test functions (at any depth).
+Analysis = tuple[dict[str, str], Counter[str], set[object], set[object]]
+
+
+def _analyse(tree: ast.Module, text: str) -> Analysis:
+    """(test functions -> their bodies, checks, parametrized cases, literal values) of a
+    module, statement by statement: a class member by member, each remembered by its
+    text (``tddgit.audit.pystmts``), so a change to one test method of a long class
+    reads that method only. Added up they are the whole module's (the tests in order: a
+    test defined twice is its last definition)."""
+    lines = source_lines(text)
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
     constants: set[object] = set()
-    funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Constant):
-            if isinstance(n.value, (str, bytes, int, float, complex)):
-                constants.add(n.value)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
-            funcs.append(n)
-    checks, cases = _py_checks(tree, funcs)
-    return _py_tests(tree), checks, cases, constants
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            t, ch, ca, co = _class(stmt, lines, "")
+        else:
+            t, ch, ca, co = _TOP.of(stmt, lines)
+        tests.update(t)
+        checks.update(ch)
+        cases |= ca
+        constants |= co
+    return tests, checks, cases, constants
 
 
-_UNITS = PieceCache(_analyse)
+def _class(node: ast.ClassDef, lines: list[str], scope: str) -> Analysis:
+    """A class: the literal values of its decorators, bases and keywords, and its members
+    (checks outside test functions are not counted in a class)."""
+    inner = f"{scope}{node.name}."
+    tests: dict[str, str] = {}
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    constants: set[object] = set()
+    for field in node._fields:
+        if field != "body":
+            value = getattr(node, field, None)
+            for part in value if isinstance(value, list) else [value]:
+                if isinstance(part, ast.AST):
+                    constants |= _constants(ast.walk(part))
+    for stmt in node.body:
+        if isinstance(stmt, ast.ClassDef):
+            t, ch, ca, co = _class(stmt, lines, inner)
+        else:
+            t, ch, ca, co = _MEMBERS.of(stmt, lines, inner)
+        tests.update(t)
+        checks.update(ch)
+        cases |= ca
+        constants |= co
+    return tests, checks, cases, constants
+
+
+def _statement(stmt: ast.stmt, scope: str, top: bool) -> Analysis:
+    """One statement (not a class) at the top of a module, or a class member: its test
+    function, the checks in its test functions (at any depth) and, at the top, its own
+    checks (a script-style test). One walk: a check counts once per test function around
+    it (``_py_checks`` walks each test function, nested ones again) and once more at the
+    top of a module outside a function or class."""
+    constants: set[object] = set()
+    checks: Counter[str] = Counter()
+    cases: set[object] = set()
+    own = top and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    todo: list[tuple[ast.AST, int]] = [(stmt, 1 if own else 0)]
+    while todo:
+        node, times = todo.pop()
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (str, bytes, int, float, complex)):
+                constants.add(node.value)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
+            times += 1
+            params = {a.arg for a in node.args.args}
+            for d in node.decorator_list:
+                # parametrize("a, b", ...): the names of the parameters are no expectation
+                cases |= {
+                    c
+                    for c in _constants(ast.walk(d))
+                    if not (isinstance(c, str) and {w.strip() for w in c.split(",")} <= params)
+                }
+        if times and _is_check(node):
+            checks[_check_key(node)] += times
+        todo.extend((child, times) for child in ast.iter_child_nodes(node))
+    return _py_tests(ast.Module(body=[stmt], type_ignores=[]), scope), checks, cases, constants
+
+
+_TOP = StmtMemo(lambda stmt, scope: _statement(stmt, scope, True))
+_MEMBERS = StmtMemo(lambda stmt, scope: _statement(stmt, scope, False))
+_UNITS = PieceCache(_analyse, with_text=True)
 
 
 @text_memo()
@@ -351,7 +428,7 @@ def _analysed(text: str) -> _Module | None:
     found = _UNITS.of(cut[0]) if cut is not None else None
     if cut is None or found is None:
         try:
-            whole = _analyse(_parse(text))
+            whole = _analyse(_parse(text), text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         return _Module((text,), *whole)

@@ -115,6 +115,13 @@ def _statements(text: str) -> int | None:
     return found
 
 
+def tree_of(piece: str) -> ast.Module:
+    """The tree of a unit: the one ``units`` just parsed (taken: its reader may change
+    it), or parsed again."""
+    tree = _TREES.pop(piece, None)
+    return tree if tree is not None else parse(piece)
+
+
 @text_memo()
 def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """``text`` as consecutive pieces that each parse alone, with their numbers of
@@ -152,8 +159,10 @@ def units(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
 class PieceCache(Generic[T]):
     """``analyse`` of each unit of a text (``units``), remembered by the unit's text."""
 
-    def __init__(self, analyse: Callable[[ast.Module], T]) -> None:
+    def __init__(self, analyse: Callable[..., T], *, with_text: bool = False) -> None:
+        """``analyse(tree)``, or ``analyse(tree, text)`` ``with_text``."""
         self._analyse = analyse
+        self._with_text = with_text
         self._seen: dict[str, object] = {}
         self._chars = 0  # of the texts remembered: analyses grow with them
 
@@ -166,8 +175,8 @@ class PieceCache(Generic[T]):
             found = seen.get(piece, seen)  # the dict itself: not seen yet
             if found is seen:
                 try:
-                    tree = _TREES.pop(piece, None)
-                    found = self._analyse(tree if tree is not None else parse(piece))
+                    tree = tree_of(piece)
+                    found = self._analyse(tree, piece) if self._with_text else self._analyse(tree)
                 except _ERRORS:
                     found = None
                 self._chars += len(piece)

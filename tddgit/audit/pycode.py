@@ -6,7 +6,9 @@ Real histories change a few lines of long modules, and dumping both whole module
 every candidate commit was nearly all the audit's time (issue 27, item 9). So both texts
 are cut into their top-level statements (``tddgit.audit.pychunks``); a piece is parsed
 once per distinct text in the audit, and only the pieces between the longest common
-head and tail are dumped and compared. When every piece parses alone the pieces read
+head and tail are compared, statement by statement up to the first difference: a
+statement of the same text is not dumped, and a class is compared member by member
+(``tddgit.audit.pystmts``), so a change to one method dumps that method. When every piece parses alone the pieces read
 exactly as the whole module does (a piece cut inside a string, a bracket or a continued
 line does not parse), so the answer is the whole modules' answer; when one does not
 (``else:`` at column 0, old Python 2 code), both whole modules are compared as before.
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import ast
 
-from tddgit.audit.pychunks import PieceCache, parse, units
+from tddgit.audit.pychunks import parse, tree_of, units
+from tddgit.audit.pystmts import is_docstring, same_statements, source_lines
 from tddgit.textmemo import text_memo
 
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
@@ -37,22 +40,33 @@ def same_code(old: str, new: str) -> bool:
     tail = 0
     while tail < len(po) - head and tail < len(pn) - head and po[-1 - tail] == pn[-1 - tail]:
         tail += 1
-    mid_o = _DUMPS.of(po[head : len(po) - tail])
-    mid_n = _DUMPS.of(pn[head : len(pn) - tail])
+    mid_o = _trees(po[head : len(po) - tail])
+    mid_n = _trees(pn[head : len(pn) - tail])
     if mid_o is None or mid_n is None:
         return _whole(old, new)
-    so = [d for piece in mid_o for d in piece]
-    sn = [d for piece in mid_n for d in piece]
+    so, sn = mid_o, mid_n
     if sum(counts_o[:head]) == 0:  # the module's first statement is in the change
         if not so or not sn:
             return _whole(old, new)  # it is in the common tail on one side: rare
-        so, sn = _undoc(so), _undoc(sn)
-    return [d for d, _ in so] == [d for d, _ in sn]
+        so = so[1:] if is_docstring(so[0][0]) else so
+        sn = sn[1:] if is_docstring(sn[0][0]) else sn
+    # statement by statement, the same texts skipped, a class member by member
+    return same_statements(so, sn, _strip_python)
 
 
-def _undoc(stmts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    """Without the module's docstring (its first statement, when a string)."""
-    return stmts[1:] if stmts[0][1] else stmts
+def _trees(texts: tuple[str, ...]) -> list[tuple[ast.stmt, list[str]]] | None:
+    """The statements of ``texts`` (units: each parses alone), each with its unit's lines
+    (the new version's units were just parsed by ``units``); None when one does not parse
+    after all (too deep)."""
+    out: list[tuple[ast.stmt, list[str]]] = []
+    for text in texts:
+        try:
+            tree = tree_of(text)
+        except _ERRORS:
+            return None
+        lines = source_lines(text)
+        out += [(stmt, lines) for stmt in tree.body]
+    return out
 
 
 def _whole(old: str, new: str) -> bool:
@@ -66,23 +80,6 @@ def _whole(old: str, new: str) -> bool:
 def _stripped(text: str) -> str:
     """The whole module without docstrings and annotations, once per version."""
     return _strip_python(parse(text))
-
-
-def _dumps(tree: ast.Module) -> tuple[tuple[str, bool], ...]:
-    """(dump without docstrings and annotations, is a string) for each top-level
-    statement of a unit: a string is a docstring only as the module's first statement."""
-    return tuple(
-        (
-            _strip_python(stmt),
-            isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Constant)
-            and isinstance(stmt.value.value, str),
-        )
-        for stmt in tree.body
-    )
-
-
-_DUMPS = PieceCache(_dumps)
 
 
 def _strip_python(tree: ast.AST) -> str:

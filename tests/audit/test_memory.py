@@ -8,6 +8,7 @@ import subprocess
 import tracemalloc
 
 from tddgit.audit.changes import _py_behaviour, added_lines, adds_code, adds_test_behaviour_many
+from tddgit.audit.pychunks import parse as changes_parse
 from tddgit.textmemo import TextMemo
 from tests.audit.helpers import audit
 from tests.conftest import GitRepo
@@ -137,3 +138,19 @@ def test_a_commit_changing_many_test_files_is_not_parsed_as_one_tree() -> None:
     assert judged is False  # renamed tests, the same checks
     assert judged == _py_behaviour("\n".join(olds), "\n".join(news))  # as joined
     assert peak < 40, f"{peak:.0f} MB at the peak of judging 20 test files"
+
+
+def test_the_statement_memo_keeps_at_most_its_entries_and_characters() -> None:
+    from tddgit.audit import pystmts
+
+    memo = pystmts.StmtMemo(lambda stmt, scope: len(scope))
+    text = "".join(f"x_{i} = {i}\n" for i in range(pystmts._LIMIT + 100))
+    lines = pystmts.source_lines(text)
+    for stmt in changes_parse(text).body:
+        memo.of(stmt, lines, "S.")
+        assert len(memo._seen) <= pystmts._LIMIT
+    long = "y = '" + "z" * (pystmts._CHARS // 3) + "'\n"
+    for n in range(4):
+        body = changes_parse(long.replace("y", f"y{n}")).body
+        memo.of(body[0], pystmts.source_lines(long.replace("y", f"y{n}")))
+        assert memo._chars <= pystmts._CHARS

@@ -3,6 +3,8 @@ item 9: the audit's speed must not change its answers)."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from tddgit.audit import changes
@@ -62,6 +64,11 @@ CHANGES = [
     ("inside a string at column 0", BASE.replace('    pass\n"""', '    return 1\n"""'), False),
     ("layout inside a string", BASE.replace("def not_code():", "def  not_code():"), False),
     ("decorator", BASE.replace("@decorator", "@other"), False),
+    ("code in a method", BASE.replace("return 1\n", "return 2\n"), False),
+    ("docstring of a class", BASE.replace('"""A thing."""', '"""A thing, documented."""'), True),
+    ("class docstring removed", BASE.replace('    """A thing."""\n\n', ""), True),
+    ("annotation of a method", BASE.replace("value(self) -> int", "value(self) -> float"), True),
+    ("a base of a class", BASE.replace("class Thing:", "class Thing(Base):"), False),
     ("statement added", BASE + "\nVALUE = 1\n", False),
     ("string statement added first", '"""Doc."""\n' + BASE, False),
     ("python 2", BASE.replace("json = None", "print 'no json'"), False),
@@ -115,14 +122,98 @@ assert add(0, 0) == 0
 '''
 
 
+def _whole_analysis(text: str) -> tuple[object, ...]:
+    """The analysis of a test module in one walk of its whole tree (what the audit made
+    of a test file before it read it piece by piece and member by member)."""
+    tree = changes._parse(text)
+    constants: set[object] = set()
+    funcs = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant):
+            if isinstance(n.value, (str, bytes, int, float, complex)):
+                constants.add(n.value)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
+            funcs.append(n)
+    checks, cases = changes._py_checks(tree, funcs)
+    return list(changes._py_tests(tree).items()), checks, cases, constants
+
+
+def _by_pieces(text: str) -> tuple[object, ...]:
+    found = changes._analysed(text)
+    assert found is not None
+    return list(found.tests.items()), found.checks, found.cases, found.constants
+
+
 def test_a_test_file_analysed_by_pieces_is_analysed_as_a_whole() -> None:
     by_pieces = changes._analysed(TESTS)
     assert by_pieces is not None and len(by_pieces.texts) > 1
-    tests, checks, cases, constants = changes._analyse(changes._parse(TESTS))
-    assert by_pieces.tests == tests
-    assert by_pieces.checks == checks
-    assert by_pieces.cases == cases
-    assert by_pieces.constants == constants
+    assert _by_pieces(TESTS) == _whole_analysis(TESTS)
+
+
+CLASSES = '''import pytest
+
+
+@pytest.mark.usefixtures("db")
+class TestOne(Base, metaclass=Meta, flag=3):
+    """Docstring."""
+
+    limit = 7
+    assert limit  # not a check: outside a test function
+
+    @pytest.mark.parametrize("x, y", [(1, "one"), (2, "two")])
+    def test_x(self, x, y):
+        assert name(x) == y
+
+    def test_twice(self):
+        self.assertEqual(f(1), 2, "message")
+
+    def test_twice(self):
+        def test_nested():
+            assert 5
+        assert g() == 3
+
+    class TestInner:
+        def test_deep(self):
+            assert h() is None
+
+    class Small: a = 1; b = 2
+
+
+class Tiny: pass; x = 4
+
+
+def test_top():
+    assert 1 == 1
+
+
+if FLAG:  # a test defined under a condition: its checks count twice (module and test)
+    def test_flagged():
+        assert flagged() == 1
+'''
+
+CLASS_CHANGES = [
+    ("a method's check", CLASSES.replace("g() == 3", "g() == 4")),
+    (
+        "a method added",
+        CLASSES.replace(
+            "    class TestInner",
+            "    def test_z(self):\n        assert z()\n\n    class TestInner",
+        ),
+    ),
+    ("a nested class renamed", CLASSES.replace("TestInner", "TestOther")),
+    ("a base's keyword", CLASSES.replace("flag=3", "flag=4")),
+    ("a one-line member", CLASSES.replace("a = 1; b = 2", "a = 1; b = 5")),
+    ("a decorator", CLASSES.replace('usefixtures("db")', 'usefixtures("web")')),
+    ("a parametrized case", CLASSES.replace('(2, "two")', '(2, "two"), (3, "three")')),
+]
+
+
+@pytest.mark.parametrize("new", [n for _, n in CLASS_CHANGES], ids=[c[0] for c in CLASS_CHANGES])
+def test_classes_analysed_member_by_member_are_analysed_as_a_whole(new: str) -> None:
+    # the base first: the changed version's members come from what it left remembered
+    assert _by_pieces(CLASSES) == _whole_analysis(CLASSES)
+    assert _by_pieces(new) == _whole_analysis(new)
+    assert new != CLASSES
 
 
 STUB_CHANGES = [
