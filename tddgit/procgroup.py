@@ -83,7 +83,7 @@ class Group:
     def __init__(
         self,
         proc: subprocess.Popen[bytes] | Child,
-        watchdog: subprocess.Popen[bytes] | Watchdog | None,
+        watchdog: Watchdog | None,
         started: float,  # time.monotonic() just before the spawn: the run's duration counts from it
     ) -> None:
         self.proc = proc
@@ -135,11 +135,14 @@ def spawn_files(
     finally:
         os.fchdir(here)
         os.close(here)
-    return Group(Child(pid), _spawn_watchdog(pid), started)
+    return Group(Child(pid), start_watchdog(pid), started)
 
 
-def _spawn_watchdog(pgid: int) -> Watchdog | None:
-    """``start_watchdog`` without ``subprocess``."""
+def start_watchdog(pgid: int) -> Watchdog | None:
+    """A process that kills group ``pgid`` as soon as this process dies (even by SIGKILL).
+
+    Its own session, so killing the test group never kills it first; its stdin is a pipe
+    whose write end (non-inheritable) only we hold. Started without ``subprocess``."""
     read, write = os.pipe()  # both not inheritable: only the dup2 below hands one on
     try:
         pid = os.posix_spawn(
@@ -161,48 +164,15 @@ def _spawn_watchdog(pgid: int) -> Watchdog | None:
     return Watchdog(Child(pid), write)
 
 
-def start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
-    """A process that kills group ``pgid`` as soon as this process dies (even by SIGKILL).
-
-    Its own session, so killing the test group never kills it first; its stdin is a pipe
-    whose write end (non-inheritable) only we hold."""
-    import subprocess
-
-    try:
-        return subprocess.Popen(
-            ["/bin/sh", "-c", _WATCHDOG, "tddgit-watchdog", str(pgid)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return None  # no /bin/sh: the in-process cleanup still covers all but SIGKILL
-
-
-def stop_watchdog(watchdog: subprocess.Popen[bytes] | Watchdog | None) -> None:
+def stop_watchdog(watchdog: Watchdog | None) -> None:
     """End the watchdog (the group is dead by now: nothing left for it to kill)."""
     if watchdog is None:
         return
-    if isinstance(watchdog, Watchdog):
-        import signal
+    import signal
 
-        os.close(watchdog.fd)
-        try:
-            os.kill(watchdog.child.pid, signal.SIGKILL)  # not yet reaped: still ours
-        except ProcessLookupError:
-            pass
-        watchdog.child.wait()
-        return
-    import subprocess
-
-    if watchdog.stdin is not None:
-        try:
-            watchdog.stdin.close()  # EOF: it kills the (already dead) group and exits
-        except OSError:
-            pass
+    os.close(watchdog.fd)
     try:
-        watchdog.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        watchdog.kill()
-        watchdog.wait()
+        os.kill(watchdog.child.pid, signal.SIGKILL)  # not yet reaped: still ours
+    except ProcessLookupError:
+        pass
+    watchdog.child.wait()
