@@ -148,6 +148,24 @@ def test_tests_for_code_changed_a_few_commits_before_are_tests_after(repo):
     assert recs["test the package"].rule == "test-after:previous"
 
 
+def test_the_commits_just_before_are_found_across_a_run_of_merges(repo):
+    # A history merged by pull requests: between the code and the tests written after it
+    # the first parent's line holds only merges, which are no step of their own.
+    s = started(repo)
+    s.commit("fix: negative zero", {"calc.py": CALC.replace("a + b", "(a + b) or 0")})
+    branch = repo.git("rev-parse", "--abbrev-ref", "HEAD").strip()
+    for n in range(6):
+        repo.git("checkout", "-q", "-b", f"docs{n}")
+        s.commit(f"docs {n}", {f"docs/page{n}.md": f"page {n}\n"})
+        repo.git("checkout", "-q", branch)
+        repo.git("merge", "-q", "--no-ff", "-m", f"Merge docs {n}", f"docs{n}")
+    s.commit(
+        "test iter",
+        {"tests/test_calc.py": TEST + "\n\ndef test_zero():\n    assert add(0.0, -0.0) == 0\n"},
+    )
+    assert by_subject(audit(repo))["test iter"].rule == "test-after:previous"
+
+
 def test_tests_after_a_phase_step_are_not_tests_after_the_code_before_it(repo):
     s = started(repo)
     s.commit("fix: negative zero", {"calc.py": CALC.replace("a + b", "(a + b) or 0")})
