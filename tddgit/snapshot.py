@@ -46,6 +46,9 @@ def pid_alive(pid: int) -> bool:
         return True  # no /proc: trust kill(0)
 
 
+_swept_in: str | None = None  # the scratch directory whose sweep is done already
+
+
 def sweep_stale(tmp: str) -> None:
     """Remove the temporary directories of tddgit processes that died without cleaning up."""
     with contextlib.suppress(OSError):
@@ -72,8 +75,22 @@ def use_scratch_dir() -> Iterator[Path]:
     finally:
         tempfile.tempdir = previous
         shutil.rmtree(scratch, ignore_errors=True)
-        # At the end, not the start: a gate's tests start that much sooner.
-        sweep_stale(base)
+        # At the end, not the start: a gate's tests start that much sooner. A gate has
+        # swept already, while its tests ran (``sweep_while_running``).
+        if _swept_in != scratch:
+            sweep_stale(base)
+
+
+def sweep_while_running() -> None:
+    """The sweep ``use_scratch_dir`` makes at its end, made now: a gate calls this while
+    its tests run, so that listing a crowded temporary directory (hundreds of entries, a
+    regular expression and perhaps a process check each) is not between the test
+    command's exit and the verdict. Only inside ``use_scratch_dir`` (elsewhere nothing
+    is swept at the end either)."""
+    global _swept_in
+    if _in_scratch() and _swept_in != tempfile.tempdir:
+        _swept_in = tempfile.tempdir
+        sweep_stale(user_tempdir())
 
 
 @contextmanager

@@ -6,6 +6,7 @@ verdict is the same when that work overlaps the run."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,56 @@ def test_a_step_out_of_turn_is_refused_though_its_tests_had_started(repo: GitRep
     assert rules(data) == ["green-without-red"], data
     assert data["evidence"] is None
     assert repo.git("rev-parse", "HEAD").strip() == head
+
+
+# The red's test waits (at most WAIT seconds) for the dead process's directory to go, then
+# writes down whether it went, and fails as a red's test does.
+SWEEP_TEST = """\
+import os
+import time
+from pathlib import Path
+
+import calc
+
+WAIT = 15
+
+
+def test_sub():
+    stale = os.environ["G_STALE"]
+    deadline = time.monotonic() + WAIT
+    while os.path.exists(stale) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    Path(os.environ["G_SEEN"]).write_text("there" if os.path.exists(stale) else "gone")
+    assert calc.sub(5, 3) == 2
+"""
+
+
+def test_a_dead_gates_leftovers_are_swept_while_the_tests_run(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """The temporary directory of a tddgit that died without cleaning up is removed
+    while the gate's tests run, not after them (after them, the sweep of a crowded
+    temporary directory was on the critical path, between the test command's exit and
+    the verdict's)."""
+    start_project(repo)
+    repo.write("tests/test_sub.py", SWEEP_TEST, dedent=False)
+    repo.add("tests/test_sub.py")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # its pid names no live process now
+    stale = tmpdir / f"tddgit-{dead.pid}-leftover"
+    (stale / "inside").mkdir(parents=True)
+    seen = tmp_path / "seen.txt"
+    env = {**os.environ, "TMPDIR": str(tmpdir), "G_STALE": str(stale), "G_SEEN": str(seen)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tddgit", "red", "--no-commit"],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert seen.read_text() == "gone"
+    assert not stale.exists()

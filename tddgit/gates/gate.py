@@ -134,6 +134,9 @@ def _gate(
         # Loaded while the tests run: the verdict's modules cost no wait after them.
         from tddgit.gates import compare
         from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
+        from tddgit.snapshot import sweep_while_running
+
+        sweep_while_running()  # a dead tddgit's leftovers: now, not after the run
 
         result, run_notes = background.result()
     finally:
