@@ -9,9 +9,11 @@ pure Python (the sources) and compiled (the hot modules built with mypyc exactly
 ``pip install`` builds them: ``bench/compiled.py``), each build cold (no answers cache:
 ``.git/tddgit/audit-answers.json`` removed before the run, the first audit of a
 history) and warm (the cache the cold run left: every later audit, CI on each pull
-request). Each build audits its own ``git clone --bare --shared`` of the git dir in a
-temporary directory (the cache is written there, never into the given git dir; the
-clone shares the objects, so reading them costs the same). Prints wall seconds, CPU
+request). Each build audits its own ``git clone --shared`` of the git dir in a temporary
+directory: a checkout, as a user's is (its index decides which projects the repository
+holds, and a repository of several is audited project by project); the cache is written
+there, never into the given git dir; the clone shares the objects, so reading them costs
+the same. Prints wall seconds, CPU
 seconds (user + system of the process and the children it waited for, ``os.wait4``: on a
 loaded machine the wall time measures the queue for the cores, the CPU time does not),
 both ratios to git's, and the audit's peak RSS (Linux: the maximum over the process and
@@ -38,11 +40,12 @@ from pathlib import Path
 from tddgit.audit import AuditOptions, run_audit
 from tddgit.audit.report import write_json
 from tddgit.config import default_config
-from tddgit.git import Repo
+from tddgit.git import Repo, find_repo
 g = Path(sys.argv[1])
+repo = Repo(root=g, git_dir=g, common_dir=g) if (g / "objects").is_dir() else find_repo(g)
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     options = AuditOptions(prerender_json=("utf-8", "strict"), leave_to_exit=True)
-    write_json(run_audit(Repo(root=g, git_dir=g, common_dir=g), default_config(), options), out)
+    write_json(run_audit(repo, default_config(), options), out)
 """
 
 
@@ -127,7 +130,7 @@ def bench_one(
             clones[label] = g
             continue
         clone = clones[label] = tmp / label.replace(" ", "-")
-        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(g), str(clone)], check=True)
+        subprocess.run(["git", "clone", "-q", "--shared", str(g), str(clone)], check=True)
     git_runs: list[tuple[float, float, int]] = []
     rows: dict[str, list[tuple[float, float, int]]] = {}
     for i in range(max(runs, cold_runs)):
