@@ -107,7 +107,7 @@ def run_audit(
     """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
     # What starting git needs, and no more: the rest (the engine's modules, ~40 ms) is
     # imported while git walks the history.
-    from tddgit import __version__
+    from tddgit import __version__, commitgraph
     from tddgit.audit.registry import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
@@ -146,6 +146,7 @@ def run_audit(
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
             idle=idle,
+            walk_env=commitgraph.walk_env(repo),  # the walk from tddgit's commit-graph
         ) as commits,
         BlobReader(repo) as blobs,
     ):
@@ -213,10 +214,11 @@ def run_audit(
         from tddgit.audit import metrics  # noqa: F401  (the report's, imported meanwhile)
 
         reads = blobs.reads
+        walked = 0
         try:
-            for n, commit in enumerate(commits, 1):
+            for walked, commit in enumerate(commits, 1):
                 auditor.feed(commit)
-                if n % _PROGRESS_EVERY == 0:
+                if walked % _PROGRESS_EVERY == 0:
                     if progress is not None:
                         progress.advance(_PROGRESS_EVERY)
                     # The content judgements do make cycles (ast.dump's recursive
@@ -226,6 +228,10 @@ def run_audit(
                     if blobs.reads != reads:
                         reads = blobs.reads
                         gc.collect(0)
+            if commitgraph.stale(repo, walked):
+                # git's stream is over: its core is free for the graph the next audit
+                # walks from
+                commitgraph.write_in_background(repo)
             if (
                 options.prerender_json is not None
                 and spool is None
