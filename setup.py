@@ -1,7 +1,8 @@
 """Build hook: the audit's hot path compiled with mypyc (everything else is pyproject.toml).
 
 ``tddgit audit`` spends its time in a handful of modules that run once per commit of the
-history (the reader, the one-pass engine, its state and lineage, phase rules and checks).
+history (the reader, the one-pass engine, its state and lineage, phase rules and checks,
+the test-after-fact index and the import resolution it uses) and in the metrics.
 Compiled to C extensions with mypyc (part of mypy) they need about a third less CPU, which
 is what keeps a 100k-commit audit within 1.5x plain ``git log`` (PRODUCT.md section 11). The
 Python sources stay the reference: the compiled modules are the same code, and a test
@@ -38,6 +39,10 @@ HOT_MODULES = [
     "tddgit/audit/phases.py",
     "tddgit/audit/rules.py",
     "tddgit/audit/afterfact.py",
+    "tddgit/audit/imports.py",
+    "tddgit/audit/naming.py",
+    "tddgit/audit/metrics.py",
+    "tddgit/audit/measures.py",
 ]
 # The compile's type check must not depend on what pip's isolated build environment holds
 # (mypy and setuptools; not click, rich or PyYAML, nor their types). So:

@@ -9,9 +9,11 @@ pure Python (the sources) and compiled (the hot modules built with mypyc exactly
 ``pip install`` builds them: ``bench/compiled.py``), each build cold (no answers cache:
 ``.git/tddgit/audit-answers.json`` removed before the run, the first audit of a
 history) and warm (the cache the cold run left: every later audit, CI on each pull
-request). Each build audits its own ``git clone --bare --shared`` of the git dir in a
-temporary directory (the cache is written there, never into the given git dir; the
-clone shares the objects, so reading them costs the same). Prints wall seconds, CPU
+request). Each build audits its own ``git clone --shared`` of the git dir in a temporary
+directory: a checkout, as a user's is (its index decides which projects the repository
+holds, and a repository of several is audited project by project); the cache is written
+there, never into the given git dir; the clone shares the objects, so reading them costs
+the same. Prints wall seconds, CPU
 seconds (user + system of the process and the children it waited for, ``os.wait4``: on a
 loaded machine the wall time measures the queue for the cores, the CPU time does not),
 both ratios to git's, and the audit's peak RSS (Linux: the maximum over the process and
@@ -38,11 +40,12 @@ from pathlib import Path
 from tddgit.audit import AuditOptions, run_audit
 from tddgit.audit.report import write_json
 from tddgit.config import default_config
-from tddgit.git import Repo
+from tddgit.git import Repo, find_repo
 g = Path(sys.argv[1])
+repo = Repo(root=g, git_dir=g, common_dir=g) if (g / "objects").is_dir() else find_repo(g)
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     options = AuditOptions(prerender_json=("utf-8", "strict"), leave_to_exit=True)
-    write_json(run_audit(Repo(root=g, git_dir=g, common_dir=g), default_config(), options), out)
+    write_json(run_audit(repo, default_config(), options), out)
 """
 
 
@@ -95,18 +98,22 @@ def main(argv: list[str] | None = None) -> int:
         "for the cold runs) instead of private clones; with --cold-runs 0, the warm runs "
         "of a cache an earlier audit left",
     )
+    p.add_argument(
+        "--text",
+        action="store_true",
+        help="also time `python -m tddgit audit` in the checkout (the text report a user reads)",
+    )
     args = p.parse_args(argv)
     kinds = builds(not args.no_compiled)
     print(
-        f"{'history':24} {'commits':>8} {'build':18} {'wall':>8} {'ratio':>6} "
+        f"{'history':24} {'commits':>8} {'build':22} {'wall':>8} {'ratio':>6} "
         f"{'CPU':>8} {'ratio':>6} {'peak RSS':>9}"
     )
     for given in args.git_dirs:
         with tempfile.TemporaryDirectory(prefix="audit-real-") as tmp:
             target = given.resolve()
-            bench_one(
-                target, kinds, None if args.in_place else Path(tmp), args.runs, args.cold_runs
-            )
+            where = None if args.in_place else Path(tmp)
+            bench_one(target, kinds, where, args.runs, args.cold_runs, args.text)
     print(
         f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
     )
@@ -114,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def bench_one(
-    g: Path, kinds: list[tuple[str, dict[str, str]]], tmp: Path | None, runs: int, cold_runs: int
+    g: Path,
+    kinds: list[tuple[str, dict[str, str]]],
+    tmp: Path | None,
+    runs: int,
+    cold_runs: int,
+    cli: bool = False,
 ) -> None:
     name = g.parent.name if g.name == "repo" else g.name.removesuffix(".git")
     count = subprocess.run(
@@ -127,7 +139,7 @@ def bench_one(
             clones[label] = g
             continue
         clone = clones[label] = tmp / label.replace(" ", "-")
-        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(g), str(clone)], check=True)
+        subprocess.run(["git", "clone", "-q", "--shared", str(g), str(clone)], check=True)
     git_runs: list[tuple[float, float, int]] = []
     rows: dict[str, list[tuple[float, float, int]]] = {}
     for i in range(max(runs, cold_runs)):
@@ -143,14 +155,18 @@ def bench_one(
                 if not answers.exists():
                     timed(audit, env)  # the cold run that leaves the cache
                 rows.setdefault(f"{label} warm", []).append(timed(audit, env))
+                if cli and tmp is not None:
+                    # what a user types in the checkout: the text report, on a pipe
+                    text = [sys.executable, "-m", "tddgit", "-C", str(clone), "audit"]
+                    rows.setdefault(f"{label} warm, text", []).append(timed(text, env))
     gw = statistics.median(r[0] for r in git_runs)
     gc = statistics.median(r[1] for r in git_runs)
-    print(f"{name:24} {count:>8} {'git log':18} {gw:7.2f}s {'':>6} {gc:7.2f}s")
-    for label, rs in sorted(rows.items(), key=lambda kv: kv[0].endswith("warm")):
+    print(f"{name:24} {count:>8} {'git log':22} {gw:7.2f}s {'':>6} {gc:7.2f}s")
+    for label, rs in sorted(rows.items(), key=lambda kv: "warm" in kv[0]):
         w = statistics.median(r[0] for r in rs)
         c = statistics.median(r[1] for r in rs)
         print(
-            f"{'':24} {'':>8} {label:18} {w:7.2f}s {w / gw:5.2f}x {c:7.2f}s "
+            f"{'':24} {'':>8} {label:22} {w:7.2f}s {w / gw:5.2f}x {c:7.2f}s "
             f"{c / max(gc, 1e-9):5.2f}x {max(r[2] for r in rs):5d} MiB"
         )
 

@@ -28,7 +28,7 @@ import contextlib
 import itertools
 import subprocess
 import tempfile
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import IO
 
 from tddgit.errors import GitError, UsageError
@@ -162,19 +162,28 @@ def open_history(
     reverse: bool = False,
     blobs: bool = False,
     idle: Callable[[], bool] | None = None,
+    walk_env: Mapping[str, str] | None = None,
 ) -> Generator[Iterator[Commit], None, None]:
     """``read_history`` with git started on entry, not on the first read: whatever the
     caller prepares before reading overlaps with git's walk (which, for ``reverse``, ends
     before the first commit comes out: it is ``git rev-list``'s). Leaving the block stops
     git. ``idle`` is called instead of waiting when the reader is ahead of git (between
-    two commits the caller has consumed); it returns whether it did some work."""
+    two commits the caller has consumed); it returns whether it did some work.
+    ``walk_env``: more environment for the git that walks the history in order (the
+    audit's commit-graph, ``tddgit.commitgraph``)."""
     with contextlib.ExitStack() as stack:
         err = stack.enter_context(tempfile.TemporaryFile())
         reader: Generator[Commit, None, None]
         if reverse and with_files and not paths:
             order = stack.enter_context(tempfile.TemporaryFile())
             walk = ["rev-list", "--topo-order", "--reverse"]
-            proc = _spawn(repo, [*walk, *_range_args(revs, since, until, author, ())], err, order)
+            proc = _spawn(
+                repo,
+                [*walk, *_range_args(revs, since, until, author, ())],
+                err,
+                order,
+                env=walk_env,
+            )
             show = _show_args(with_files, find_copies, blobs)
             reader = _parents_first(repo, revs, proc, order, show, err, blobs, idle)
         else:
@@ -252,6 +261,7 @@ def _spawn(
     err: IO[bytes],
     out: IO[bytes] | None = None,
     stdin: IO[bytes] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """git with ``args``; its output in a pipe we read, or in the file ``out``."""
     proc = subprocess.Popen(
@@ -259,7 +269,7 @@ def _spawn(
         cwd=repo.root,
         # Into a pipe git writes each commit with its own write(2) unless GIT_FLUSH=0:
         # 100k system calls and reader wake-ups at 100k commits (~0.3 s of CPU).
-        env=clean_env(_NO_FLUSH),
+        env=clean_env({**_NO_FLUSH, **env} if env else _NO_FLUSH),
         stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE if out is None else out,
         stderr=err,  # a file, not a pipe: git's warnings can never block it

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from tddgit.config import Config
 
@@ -104,15 +104,22 @@ class Classifier:
             return self
         return replace(self, vendored_globs=self.vendored_globs + more)
 
+    @cached_property
+    def _order(self) -> tuple[tuple[re.Pattern[str], re.Pattern[str], Kind], ...]:
+        """(full-path matcher, base-name matcher, kind) in the order ``kind`` tries them:
+        compiled once per classifier, not looked up by globs on every call (an audit asks
+        once per path of the history)."""
+        order = [(self.test_globs, Kind.TEST), (self.other_globs, Kind.OTHER)]
+        order.append((self.source_globs, Kind.PRODUCTION))
+        if self.vendored_globs:
+            order.insert(0, (self.vendored_globs, Kind.OTHER))
+        return tuple((*compile_globs(globs), kind) for globs, kind in order)
+
     def kind(self, path: str) -> Kind:
-        if self.vendored_globs and matches(path, self.vendored_globs):
-            return Kind.OTHER
-        if matches(path, self.test_globs):
-            return Kind.TEST
-        if matches(path, self.other_globs):
-            return Kind.OTHER
-        if matches(path, self.source_globs):
-            return Kind.PRODUCTION
+        base = path.rsplit("/", 1)[-1]
+        for full, name, kind in self._order:
+            if full.match(path) or name.match(base):
+                return kind
         return Kind.OTHER
 
     def is_test(self, path: str) -> bool:

@@ -83,8 +83,8 @@ def audit(pythonpath: Path, repo: Path, *args: str) -> tuple[int, bytes, bytes]:
 
 
 def natural_env() -> dict[str, str]:
-    """The environment without the audit's test seam: each build takes its own path (the
-    compiled pass spools the JSON as it goes, the pure one encodes it in a child)."""
+    """The environment without the audit's test seam: each build takes its natural path
+    (the JSON spooled while the reader waits for git, the rest encoded in a child)."""
     return {k: v for k, v in os.environ.items() if k != "TDDGIT_AUDIT_SPOOL"}
 
 

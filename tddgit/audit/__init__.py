@@ -54,10 +54,12 @@ class AuditOptions:
     # With ``prerender_json``: encode the commits array while the pass makes the records
     # (``tddgit.audit.spool``) instead of after it: True as each record is made, "idle"
     # while the reader waits for git (the rest after the pass, in a child), False after
-    # the pass (a child encodes it all). None: True when the pass is compiled (git's
-    # stream, not the pass, sets the pace and the pass has time to spare), "idle" when it
-    # is not; the TDDGIT_AUDIT_SPOOL environment variable (1, idle or 0) overrides that
-    # (a test seam).
+    # the pass (a child encodes it all). None: "idle", for both builds: on real histories
+    # the pure pass is slower than git's stream, so encoding as it goes would only add to
+    # the pass, and a compiled pass that keeps up with git waits for it often enough to
+    # encode in those waits (pytest, warm: the compiled audit's own CPU 0.95 s with True,
+    # 0.84 s idle); the TDDGIT_AUDIT_SPOOL environment variable (1, idle or 0) overrides
+    # that (a test seam).
     spool: bool | str | None = None
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
@@ -103,13 +105,12 @@ def run_audit(
     repo: Repo, config: Config, options: AuditOptions, progress: Any = None
 ) -> AuditReport:
     """Audit the history ``options`` select. ``progress`` has ``advance(n)`` (optional)."""
-    from tddgit import __version__
-    from tddgit.audit.engine import Auditor
+    # What starting git needs, and no more: the rest (the engine's modules, ~40 ms) is
+    # imported while git walks the history.
+    from tddgit import __version__, commitgraph
     from tddgit.audit.registry import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
-    from tddgit.notes import NOTES_REF, read_all_notes
-    from tddgit.paths import Classifier
 
     rng = AuditRange(
         options.revs,
@@ -135,11 +136,8 @@ def run_audit(
             until=options.until,
             author=options.author,
         )
-    projects = _projects(repo)
     mode = _spool_mode(options) if options.prerender_json and selected is None else False
-    if projects is not None:
-        mode = False  # the records are put together at the end of the pass
-    idle = _Idle()
+    idle = _Idle()  # idle.work is set only in the "idle" mode
     # git starts first: what follows until the first read overlaps with its walk.
     with (
         open_history(
@@ -147,10 +145,18 @@ def run_audit(
             options.revs,
             reverse=True,
             blobs=detectors_on(),  # the detector rules read test files by blob id
-            idle=idle if mode == "idle" else None,
+            idle=idle,
+            walk_env=commitgraph.walk_env(repo),  # the walk from tddgit's commit-graph
         ) as commits,
         BlobReader(repo) as blobs,
     ):
+        from tddgit.audit.engine import Auditor
+        from tddgit.notes import NOTES_REF, read_all_notes
+        from tddgit.paths import Classifier
+
+        projects = _projects(repo)
+        if projects is not None:
+            mode = False  # the records are put together at the end of the pass
         notes = list(history_notes(repo))
         evidence = read_all_notes(repo, blobs)  # the same cat-file serves notes and files
         if not evidence:
@@ -208,10 +214,11 @@ def run_audit(
         from tddgit.audit import metrics  # noqa: F401  (the report's, imported meanwhile)
 
         reads = blobs.reads
+        walked = 0
         try:
-            for n, commit in enumerate(commits, 1):
+            for walked, commit in enumerate(commits, 1):
                 auditor.feed(commit)
-                if n % _PROGRESS_EVERY == 0:
+                if walked % _PROGRESS_EVERY == 0:
                     if progress is not None:
                         progress.advance(_PROGRESS_EVERY)
                     # The content judgements do make cycles (ast.dump's recursive
@@ -221,6 +228,10 @@ def run_audit(
                     if blobs.reads != reads:
                         reads = blobs.reads
                         gc.collect(0)
+            if commitgraph.stale(repo, walked):
+                # git's stream is over: its core is free for the graph the next audit
+                # walks from
+                commitgraph.write_in_background(repo)
             if (
                 options.prerender_json is not None
                 and spool is None
@@ -288,11 +299,7 @@ def _spool_mode(options: AuditOptions) -> bool | str:
         return options.spool
     forced = os.environ.get("TDDGIT_AUDIT_SPOOL")
     modes: dict[str | None, bool | str] = {"0": False, "1": True, "idle": "idle"}
-    if forced in modes:
-        return modes[forced]
-    from tddgit import audit_is_compiled
-
-    return True if audit_is_compiled() else "idle"
+    return modes.get(forced, "idle")
 
 
 def keep_until_exit(obj: object) -> None:

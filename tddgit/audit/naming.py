@@ -75,7 +75,10 @@ def test_key(path: str) -> Key | None:
     return stem, family
 
 
-test_key.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
+try:
+    test_key.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
+except AttributeError:  # compiled by mypyc: a builtin function, which pytest never collects
+    pass
 
 _PY_IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+([\w, \t()]+)|import[ \t]+([\w., \t]+))", re.M

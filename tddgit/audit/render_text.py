@@ -33,8 +33,11 @@ _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 
 
 def write_text(report: AuditReport, stream: IO[str]) -> None:
+    # Cells are rich Text, never markup strings: a history's tables hold ~1,500 cells,
+    # and parsing each as markup (then for emoji codes) was a sixth of the rendering.
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from tddgit.console import colour_enabled
 
@@ -55,7 +58,7 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
     summary.add_column(style="bold")
     summary.add_column()
     for k, v in summary_rows(m):
-        summary.add_row(k, v)
+        summary.add_row(Text(k), Text(v))
     console.print(summary)
 
     recent = [c for c in report.commits if not c.is_merge][-RECENT_COMMITS:]
@@ -66,11 +69,11 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         for c in recent:
             phase = c.phase or (c.attempt or "–")
             table.add_row(
-                c.sha[:10],
-                f"[{_PHASE_STYLE.get(c.phase or '', 'dim')}]{phase}[/]",
-                c.phase_source,
-                c.kind,
-                _escape(c.subject),
+                Text(c.sha[:10]),
+                Text(phase, style=_PHASE_STYLE.get(c.phase or "", "dim")),
+                Text(c.phase_source),
+                Text(c.kind),
+                Text(c.subject),
             )
         console.print(table)
 
@@ -80,7 +83,7 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         for col in TASK_HEADER:
             table.add_column(col, overflow="fold")
         for row in tasks:
-            table.add_row(*(_escape(x) for x in row))
+            table.add_row(*map(Text, row))
         console.print(table)
 
     if m.get("projects"):
@@ -99,7 +102,7 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
             table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
         for sev, rule, sha, basis, msg in finding_rows(report, SHOWN_FINDINGS, newest_first=True):
             style = _SEVERITY_STYLE.get(sev, "")
-            table.add_row(f"[{style}]{sev}[/]", rule, sha, basis, _escape(msg))
+            table.add_row(Text(sev, style=style), Text(rule), Text(sha), Text(basis), Text(msg))
         console.print(table)
         hidden = len(report.findings) - SHOWN_FINDINGS
         if hidden > 0:
@@ -110,16 +113,11 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
 
 def _people(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, title_justify="left")
     for col in header:
         table.add_column(col)
     for row in rows:
-        table.add_row(*(_escape(x) for x in row))
+        table.add_row(*map(Text, row))
     return table
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)

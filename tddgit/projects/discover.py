@@ -3,7 +3,9 @@
 A project is a directory holding one of ``MARKERS`` (or, where none is, a Makefile with a
 ``test:`` rule: a docs/Makefile is no project), never inside ``node_modules/``, a vendored tree (``vendor/``,
 ``third_party/``) or a virtualenv (a directory holding ``pyvenv.cfg``), nor below a test
-directory (``TEST_DIRS``) of an enclosing project: that is test data. The top is a
+directory (``TEST_DIRS``) of an enclosing project: that is test data. Inside a Python
+project, a directory whose only markers are run configurations (``RUN_CONFIGS``: the
+``pytest.ini`` of the docs' examples, a subpackage's ``setup.cfg``) is part of it. The top is a
 project when it holds a marker or a sign of one (``TOP_FILES``, any Makefile), or when
 nothing else is.
 
@@ -37,9 +39,17 @@ MAKEFILES = ("Makefile", "GNUmakefile", "makefile")
 TOP_FILES = ("setup.py", "conftest.py", "requirements.txt", "pom.xml", "build.gradle")
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", "third_party", ".git"})
 # A marker below one of these, inside another project, is that project's test data.
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "__fixtures__"})
+TEST_DIRS = frozenset(
+    {"test", "tests", "testing", "__tests__", "testdata", "fixtures", "__fixtures__"}
+)
+# How pytest runs a subtree, or a subpackage's tool settings: inside a Python project they
+# configure that project's runs (pytest reads the nearest one), they make no project. A
+# pyproject.toml (a package of its own) or another ecosystem's marker does.
+RUN_CONFIGS = frozenset({"pytest.ini", "setup.cfg", "tox.ini"})
+_PYTHON = frozenset({"pyproject.toml", *RUN_CONFIGS})
+_PYTHON_TOP = frozenset({"setup.py", "conftest.py", "requirements.txt"})
 _MAKE_TEST = re.compile(rb"^test\s*:(?![=:]?=)", re.M)
-_VERSION = 2  # 2: test data is no project
+_VERSION = 3  # 2: test data is no project; 3: nor a run configuration of a Python project
 # Variables that would change how git reads the pathspecs below (they rely on the default).
 _PATHSPEC_ENV = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS")
 
@@ -92,7 +102,7 @@ def projects_from_paths(
     """The project directories among tracked ``paths`` (only marker-named files matter);
     ``makefile_tests(path) -> bool`` says whether a Makefile has a ``test:`` rule."""
     venvs = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "pyvenv.cfg"}
-    marked: set[str] = set()
+    markers: dict[str, set[str]] = {}  # directory -> the markers it holds
     makes: dict[str, str] = {}
     top_sign = False
     for path in paths:
@@ -100,7 +110,7 @@ def projects_from_paths(
         if _skipped(directory, venvs):
             continue
         if name in MARKERS:
-            marked.add(directory)
+            markers.setdefault(directory, set()).add(name)
         elif name in MAKEFILES:
             if directory:
                 makes.setdefault(directory, path)
@@ -108,29 +118,38 @@ def projects_from_paths(
                 top_sign = True  # a Makefile at the top: the top is a project
         elif not directory and name in TOP_FILES:
             top_sign = True
+            if name in _PYTHON_TOP:
+                markers.setdefault("", set()).add(name)
     for directory, path in makes.items():
-        if directory not in marked and (makefile_tests is None or makefile_tests(path)):
-            marked.add(directory)
-    found = _without_test_data(marked, top_sign)
-    if not top_sign and not _without_test_data(marked, True):
+        if directory not in markers and (makefile_tests is None or makefile_tests(path)):
+            markers[directory] = {posixpath.basename(path)}
+    found = _without_test_data(markers, top_sign)
+    if not top_sign and not _without_test_data(markers, True):
         found = set()  # test data of the top is all there is: the top is the project
     if top_sign or not found:
         found.add("")
     return tuple(sorted(found))
 
 
-def _without_test_data(marked: set[str], top: bool) -> set[str]:
-    """``marked`` less the directories below a test directory of an enclosing project
-    (``top``: whether the top is one): `tests/fixtures/app/package.json` in a Python project
-    is its tests' data, not a project."""
+def _without_test_data(markers: dict[str, set[str]], top: bool) -> set[str]:
+    """The marked directories less those below a test directory of an enclosing project
+    (``top``: whether the top is one) and the run configurations of an enclosing Python
+    project: `tests/fixtures/app/package.json` in a Python project is its tests' data,
+    `doc/en/pytest.ini` how its docs' examples run; neither is a project."""
     kept: set[str] = set()
-    for directory in sorted(marked, key=lambda d: d.count("/")):  # enclosing ones first
+    for directory in sorted(markers, key=lambda d: d.count("/")):  # enclosing ones first
+        if not directory:
+            if top or markers[directory] - _PYTHON_TOP:
+                kept.add(directory)
+            continue
         parts = directory.split("/")
         for cut in range(len(parts) - 1, -1, -1):  # the nearest enclosing project
             outer = "/".join(parts[:cut])
             if outer in kept or (outer == "" and top):
                 if not TEST_DIRS.isdisjoint(parts[cut:-1]):
                     break  # below a test directory of `outer`: test data
+                if markers[directory] <= RUN_CONFIGS and _PYTHON & markers.get(outer, set()):
+                    break  # how `outer`, a Python project, runs this subtree
                 kept.add(directory)
                 break
         else:

@@ -115,3 +115,42 @@ def test_a_nested_js_project_keeps_its_own_tests(repo: GitRepo) -> None:
     frontend(repo, "web")
     repo.commit("start")
     assert discover(find_repo(repo.root)) == ("", "web")
+
+
+def test_pytests_own_layout_is_one_project() -> None:
+    """pytest's repository: a `pytest.ini` for the docs' examples and for the test data
+    under `testing/` configure runs of one Python project; none is a project of its own."""
+    paths = [
+        "pyproject.toml",
+        "tox.ini",
+        "doc/en/pytest.ini",
+        "doc/en/example/customdirectory/pytest.ini",
+        "testing/example_scripts/pytest.ini",
+        "testing/example_scripts/collect/collect_init_tests/pytest.ini",
+        "testing/plugins_integration/pytest.ini",
+    ]
+    assert projects_from_paths(paths) == ("",)
+
+
+def test_numpys_layout_is_one_project() -> None:
+    """numpy's: `setup.cfg` of a subpackage inside the Python project is that project's."""
+    paths = [
+        "pyproject.toml",
+        "pytest.ini",
+        "numpy/f2py/setup.cfg",
+        "numpy/_core/tests/examples/cython/setup.py",
+        "tools/swig/test/setup.py",
+    ]
+    assert projects_from_paths(paths) == ("",)
+
+
+def test_a_python_service_with_only_a_pytest_ini_in_a_js_repository_is_a_project() -> None:
+    """A run configuration alone is folded only into an enclosing *Python* project: in a
+    JavaScript workspace it is the one sign of a Python project."""
+    paths = ["package.json", "services/api/pytest.ini", "tools/lint/tox.ini"]
+    assert projects_from_paths(paths) == ("", "services/api", "tools/lint")
+
+
+def test_a_packaged_python_project_inside_another_stays_a_project() -> None:
+    paths = ["pyproject.toml", "plugins/extra/pyproject.toml", "plugins/extra/pytest.ini"]
+    assert projects_from_paths(paths) == ("", "plugins/extra")
