@@ -37,6 +37,8 @@ HOT_MODULES = [
     "tddgit/audit/lineage.py",
     "tddgit/audit/phases.py",
     "tddgit/audit/rules.py",
+    "tddgit/audit/checkview.py",
+    "tddgit/audit/stubjudge.py",
     "tddgit/audit/afterfact.py",
 ]
 # The compile's type check must not depend on what pip's isolated build environment holds

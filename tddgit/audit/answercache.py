@@ -55,6 +55,7 @@ _ANALYSIS = (
     "tddgit.audit.pytestchecks",
     "tddgit.audit.stubunits",
     "tddgit.audit.rules",
+    "tddgit.audit.stubjudge",
     "tddgit.audit.typingnorm",
     "tddgit.audit.typingonly",
     "tddgit.detectors.stubs",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from tddgit.audit.afterfact import TestAfterIndex, placeholder
 from tddgit.audit.answercache import MAX_VALUE, AnswerCache, question
 from tddgit.audit.changes import adds_test_behaviour_many
+from tddgit.audit.checkview import CommitView, count, finding
 from tddgit.audit.importlines import pack, unpack
 from tddgit.audit.imports import ImportResolver, drives_app
 from tddgit.audit.lineage import Lineage, continues_green
@@ -39,10 +40,10 @@ from tddgit.audit.phases import (
     trailer_phase,
 )
 from tddgit.audit.registry import active_checks, checks_for
-from tddgit.audit.rules import CommitView, StubJudge, count, finding
 from tddgit.audit.squash import KEY as SQUASH_KEY
 from tddgit.audit.squash import squashed_steps
 from tddgit.audit.state import ROOT, State, red_covers
+from tddgit.audit.stubjudge import StubJudge
 from tddgit.blobs import as_text
 from tddgit.model import Commit, FileChange
 
