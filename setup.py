@@ -33,6 +33,8 @@ HOT_MODULES = [
     "tddgit/history.py",
     "tddgit/logparse.py",
     "tddgit/audit/engine.py",
+    "tddgit/audit/phasereader.py",
+    "tddgit/audit/recording.py",
     "tddgit/audit/state.py",
     "tddgit/audit/lineage.py",
     "tddgit/audit/phases.py",

@@ -49,6 +49,7 @@ _ANALYSIS = (
     "tddgit.audit.importlines",
     "tddgit.audit.imports",
     "tddgit.audit.naming",
+    "tddgit.audit.phasereader",
     "tddgit.audit.pycode",
     "tddgit.audit.pychunks",
     "tddgit.audit.pystmts",
