@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tddgit.audit.checkview import CommitView, count, finding
 from tddgit.audit.model import Finding
 from tddgit.audit.naming import Key, imported_keys, production_key, test_key
-from tddgit.audit.rules import CommitView, count, finding
 from tddgit.model import Commit, FileChange
 
 

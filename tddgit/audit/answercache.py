@@ -41,6 +41,7 @@ _KEY = re.compile(r"[0-9a-f]{24}")
 # The modules whose code decides the cached answers: a change to any of them is a new
 # analysis (the digest of their files is part of the file's key).
 _ANALYSIS = (
+    "tddgit.audit.addedlines",
     "tddgit.audit.afterfact",  # placeholder()
     "tddgit.audit.answercache",
     "tddgit.audit.changes",
@@ -48,11 +49,14 @@ _ANALYSIS = (
     "tddgit.audit.importlines",
     "tddgit.audit.imports",
     "tddgit.audit.naming",
+    "tddgit.audit.phasereader",
     "tddgit.audit.pycode",
     "tddgit.audit.pychunks",
     "tddgit.audit.pystmts",
+    "tddgit.audit.pytestchecks",
     "tddgit.audit.stubunits",
     "tddgit.audit.rules",
+    "tddgit.audit.stubjudge",
     "tddgit.audit.typingnorm",
     "tddgit.audit.typingonly",
     "tddgit.detectors.stubs",

@@ -27,12 +27,15 @@ from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+# The commit rules' checks are registered (so they run) before these (``active_checks``).
+import tddgit.audit.rules  # noqa: F401
 from tddgit.audit.blobcache import BlobCache, Hit
 from tddgit.audit.blobscan import forget, hits_in
+from tddgit.audit.checkview import CommitView, finding
 from tddgit.audit.model import Finding
 from tddgit.audit.parallel import in_two
 from tddgit.audit.registry import DETECTORS, DetectorSettings, register_check
-from tddgit.audit.rules import CommitView, StubJudge, finding
+from tddgit.audit.stubjudge import StubJudge
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader

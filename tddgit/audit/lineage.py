@@ -14,7 +14,7 @@ from tddgit.audit.state import KIND, NEXT_FLAGS, CycleBuilder, EpisodeAcc, State
 from tddgit.plans import TASK_TRAILER as TASK_KEY
 
 if TYPE_CHECKING:
-    from tddgit.audit.rules import CommitView
+    from tddgit.audit.checkview import CommitView
     from tddgit.model import Commit
 
 _NO_TESTS: frozenset[str] = frozenset()

@@ -19,8 +19,9 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tddgit.audit.engine import Auditor, summarise
+from tddgit.audit.engine import Auditor
 from tddgit.audit.model import CommitRecord, Cycle, Episode, Finding
+from tddgit.audit.recording import summarise
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tddgit.audit.rules import evidence_problems, finding
+from tddgit.audit.checkview import finding
+from tddgit.audit.rules import evidence_problems
 
 if TYPE_CHECKING:
     from tddgit.audit.model import CommitRecord, Finding

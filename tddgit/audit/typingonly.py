@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from itertools import zip_longest
 from typing import NamedTuple
 
-from tddgit.audit.changes import added_lines
+from tddgit.audit.addedlines import added_lines
 from tddgit.audit.pychunks import parse, units
 from tddgit.audit.typingnorm import is_protocol, runs, unchain
 

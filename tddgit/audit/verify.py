@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tddgit.audit.checkview import finding
 from tddgit.audit.model import AuditReport, CommitRecord, Finding
-from tddgit.audit.rules import finding
 from tddgit.config import Config
 from tddgit.console import plural
 from tddgit.errors import TddgitError

@@ -16,8 +16,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tddgit.audit.checkview import finding
 from tddgit.audit.model import AuditReport, CommitRecord, Finding
-from tddgit.audit.rules import finding
 from tddgit.config import Config
 from tddgit.git import Repo
 from tddgit.mutation.check import RULE, plan_jobs

@@ -179,14 +179,16 @@ def _imported(module: str) -> tuple[set[str], set[str]]:
 
 
 def test_every_module_that_computes_a_kept_answer_is_in_the_caches_key() -> None:
-    """The rules load the modules that compute the kept answers inside the functions that
-    ask them (stub judgement, bent tests); those and what they import of the audit's and
-    the detectors' analysis decide the answers, so a change to any of them must start a new
-    cache (it was missing the typing-only comparison when that joined the stub judgement)."""
+    """The rules and the stub judge load the modules that compute the kept answers inside
+    the functions that ask them (stub judgement, bent tests); those and what they import of
+    the audit's and the detectors' analysis decide the answers, so a change to any of them
+    must start a new cache (it was missing the typing-only comparison when that joined the
+    stub judgement)."""
     from tddgit.audit import answercache
 
     analysis = ("tddgit.audit.", "tddgit.detectors.")
-    todo = [m for m in _imported("tddgit.audit.rules")[1] if m.startswith(analysis)]
+    asking = ("tddgit.audit.rules", "tddgit.audit.stubjudge")
+    todo = [m for a in asking for m in _imported(a)[1] if m.startswith(analysis)]
     deciding: set[str] = set()
     while todo:
         module = todo.pop()

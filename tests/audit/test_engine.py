@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tddgit.audit import rules
+from tddgit.audit import stubjudge
 from tests.audit.helpers import Steps, audit, by_subject, note, phases, rules_fired, when
 
 TEST_CALC = "from calc import total\n\n\ndef test_empty():\n    assert total([]) == 0\n"
@@ -346,7 +346,7 @@ def test_stub_candidates_judged_during_the_pass_keep_history_order(repo, monkeyp
     s.commit("add d", {"d.py": "def d():\n    return 4\n"})
     s.commit("stub e", {"e.py": "def e():\n    ...\n"})  # a batch of two: none left over
     at_the_end = audit(repo)
-    monkeypatch.setattr(rules, "STUB_BATCH", 2)  # "add b" is settled after "edit a"
+    monkeypatch.setattr(stubjudge, "STUB_BATCH", 2)  # "add b" is settled after "edit a"
     settled = audit(repo)
     assert rules_fired(at_the_end) == [
         ("pre-test-code", "add b"),

@@ -7,7 +7,8 @@ import gc
 import subprocess
 import tracemalloc
 
-from tddgit.audit.changes import _py_behaviour, added_lines, adds_code, adds_test_behaviour_many
+from tddgit.audit.addedlines import added_lines
+from tddgit.audit.changes import _py_behaviour, adds_code, adds_test_behaviour_many
 from tddgit.audit.pychunks import parse as changes_parse
 from tddgit.textmemo import TextMemo
 from tests.audit.helpers import audit

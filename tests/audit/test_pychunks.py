@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from tddgit.audit import changes
+from tddgit.audit import addedlines, pytestchecks
 from tddgit.audit.pychunks import pieces, units
 from tddgit.audit.pycode import _whole, same_code
 
@@ -125,7 +125,7 @@ assert add(0, 0) == 0
 def _whole_analysis(text: str) -> tuple[object, ...]:
     """The analysis of a test module in one walk of its whole tree (what the audit made
     of a test file before it read it piece by piece and member by member)."""
-    tree = changes._parse(text)
+    tree = pytestchecks._parse(text)
     constants: set[object] = set()
     funcs = []
     for n in ast.walk(tree):
@@ -134,18 +134,18 @@ def _whole_analysis(text: str) -> tuple[object, ...]:
                 constants.add(n.value)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
             funcs.append(n)
-    checks, cases = changes._py_checks(tree, funcs)
-    return list(changes._py_tests(tree).items()), checks, cases, constants
+    checks, cases = pytestchecks._py_checks(tree, funcs)
+    return list(pytestchecks._py_tests(tree).items()), checks, cases, constants
 
 
 def _by_pieces(text: str) -> tuple[object, ...]:
-    found = changes._analysed(text)
+    found = pytestchecks.analysed(text)
     assert found is not None
     return list(found.tests.items()), found.checks, found.cases, found.constants
 
 
 def test_a_test_file_analysed_by_pieces_is_analysed_as_a_whole() -> None:
-    by_pieces = changes._analysed(TESTS)
+    by_pieces = pytestchecks.analysed(TESTS)
     assert by_pieces is not None and len(by_pieces.texts) > 1
     assert _by_pieces(TESTS) == _whole_analysis(TESTS)
 
@@ -242,11 +242,11 @@ def _added_lines_reference(old: str, new: str) -> list[str]:
     """The multiset difference as the audit first computed it, line by line."""
     from collections import Counter
 
-    have = Counter(changes._TRAILING.sub("", ln).rstrip() for ln in old.splitlines())
-    hidden = changes._block_comment_lines(new) if "/*" in new else set()
+    have = Counter(addedlines._TRAILING.sub("", ln).rstrip() for ln in old.splitlines())
+    hidden = addedlines._block_comment_lines(new) if "/*" in new else set()
     out = []
     for j, line in enumerate(new.splitlines()):
-        bare = changes._TRAILING.sub("", line).rstrip()
+        bare = addedlines._TRAILING.sub("", line).rstrip()
         if have[bare] > 0:
             have[bare] -= 1
         elif j not in hidden:
@@ -262,4 +262,4 @@ def test_added_lines_from_remembered_counts_is_the_line_by_line_answer() -> None
     for _ in range(400):
         old = "\n".join(rnd.choice(vocab) for _ in range(rnd.randrange(12)))
         new = "\n".join(rnd.choice(vocab) for _ in range(rnd.randrange(12)))
-        assert changes.added_lines(old, new) == _added_lines_reference(old, new), (old, new)
+        assert addedlines.added_lines(old, new) == _added_lines_reference(old, new), (old, new)
