@@ -32,6 +32,7 @@ from setuptools.command.build_ext import build_ext
 
 HOT_MODULES = [
     "tddgit/history.py",
+    "tddgit/gitstream.py",
     "tddgit/logparse.py",
     "tddgit/audit/engine.py",
     "tddgit/audit/phasereader.py",

@@ -28,20 +28,18 @@ import contextlib
 import itertools
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import IO
 
 from tddgit.errors import GitError, UsageError
 from tddgit.git import Repo, clean_env
-from tddgit.logparse import FORMAT, parse_stream
+from tddgit.gitstream import log_error, read, read_err, spawn, stop
+from tddgit.logparse import FORMAT
 from tddgit.model import Commit
 
 # Revision "names" that are really git options; they select refs, so they are allowed.
 _REF_SELECTORS = frozenset({"--all", "--branches", "--tags", "--remotes"})
-
-
-_PIPE_SIZE = 1 << 20
-_NO_FLUSH = {"GIT_FLUSH": "0"}  # git buffers its output fully (see ``_spawn``)
 
 
 def _log_args(
@@ -177,7 +175,7 @@ def open_history(
         if reverse and with_files and not paths:
             order = stack.enter_context(tempfile.TemporaryFile())
             walk = ["rev-list", "--topo-order", "--reverse"]
-            proc = _spawn(
+            proc = spawn(
                 repo,
                 [*walk, *_range_args(revs, since, until, author, ())],
                 err,
@@ -185,18 +183,21 @@ def open_history(
                 env=walk_env,
             )
             show = _show_args(with_files, find_copies, blobs)
-            reader = _parents_first(repo, revs, proc, order, show, err, blobs, idle)
+            ids = stack.enter_context(tempfile.TemporaryFile())
+            shown = _Show(repo, proc, order, ids, show, err)
+            stack.callback(shown.reap)  # last: after the walk is stopped
+            reader = _parents_first(repo, revs, shown, err, blobs, idle)
         else:
             args = _log_args(
                 revs, since, until, author, paths, with_files, find_copies, reverse, blobs
             )
-            proc = _spawn(repo, args, err)
-            reader = _read(repo, revs, proc, err, with_files, blobs, idle)
+            proc = spawn(repo, args, err)
+            reader = read(repo, revs, proc, err, with_files, blobs, idle)
         try:
             yield reader
         finally:
             reader.close()
-            _stop(proc)  # also when the reader never started
+            stop(proc)  # also when the reader never started
 
 
 # Parents first, files included (the audit's read). ``git log --reverse`` makes git diff
@@ -218,128 +219,90 @@ def _runs(order: list[str]) -> Iterator[tuple[int, int]]:
         size = min(size * 2, _RUN)
 
 
+class _Show:
+    """``git diff-tree --stdin`` of the walk's commits, started by a thread as soon as the
+    walk (``git rev-list``, writing to ``order_file``) ends, not when the caller first
+    reads: what the caller prepares meanwhile (the audit's imports and caches) overlaps
+    with git's first output. With a commit-graph (``tddgit.commitgraph``) the walk takes
+    milliseconds and the caller's preparations are most of the wait before the first
+    commit."""
+
+    def __init__(
+        self,
+        repo: Repo,
+        walk: subprocess.Popen[bytes],
+        order_file: IO[bytes],
+        ids: IO[bytes],
+        show: list[str],
+        err: IO[bytes],
+    ) -> None:
+        self.repo, self.walk, self.order_file, self.ids = repo, walk, order_file, ids
+        self.show, self.err = show, err
+        self.code = 0
+        self.order: list[str] = []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self.start, name="tddgit-history", daemon=True)
+        self.thread.start()
+
+    def start(self) -> None:
+        try:
+            self.code = self.walk.wait()
+            if self.code != 0:
+                return
+            self.order_file.seek(0)
+            self.order = self.order_file.read().decode("ascii").split()
+            if not self.order:
+                return
+            runs = ["\n".join(self.order[a:b][::-1]) + "\n" for a, b in _runs(self.order)]
+            self.ids.write("".join(runs).encode())
+            self.ids.seek(0)
+            self.proc = spawn(self.repo, self.show, self.err, stdin=self.ids)
+        except BaseException as exc:  # handed to the reader, raised there
+            self.error = exc
+
+    def result(self) -> tuple[int, list[str], subprocess.Popen[bytes] | None]:
+        """(the walk's exit code, its order, the diff-tree) once started."""
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.code, self.order, self.proc
+
+    def reap(self) -> None:
+        """Reap the diff-tree, whether it was read or not (after the walk is stopped, so
+        the thread never starts one that nobody reads)."""
+        self.thread.join()
+        if self.proc is not None:
+            stop(self.proc)
+
+
 def _parents_first(
     repo: Repo,
     revs: Sequence[str],
-    walk: subprocess.Popen[bytes],
-    order_file: IO[bytes],
-    show: list[str],
+    shown: _Show,
     err: IO[bytes],
     blobs: bool,
     idle: Callable[[], bool] | None = None,
 ) -> Generator[Commit, None, None]:
-    """The commits ``walk`` (``git rev-list``, writing to ``order_file``) lists, each shown
-    by ``git diff-tree`` with ``show``, in the walk's order."""
-    code = walk.wait()
+    """The commits the walk lists, each shown by ``git diff-tree`` (``shown``), in the
+    walk's order."""
+    code, order, proc = shown.result()
     if code != 0:
-        raise _log_error(repo, code, _read_err(err), revs)
-    order_file.seek(0)
-    order = order_file.read().decode("ascii").split()
-    if not order:
+        raise log_error(repo, code, read_err(err), revs)
+    if proc is None:
         return
-    with tempfile.TemporaryFile() as ids:
-        ids.write("".join(["\n".join(order[a:b][::-1]) + "\n" for a, b in _runs(order)]).encode())
-        ids.seek(0)
-        proc = _spawn(repo, show, err, stdin=ids)
-        commits = _read(repo, revs, proc, err, True, blobs, idle)
-        try:
-            for a, b in _runs(order):
-                run = list(itertools.islice(commits, b - a))
-                run.reverse()
-                if [c.sha for c in run] != order[a:b]:
-                    raise GitError("could not read git diff-tree output (commits out of order)")
-                yield from run
-            if next(commits, None) is not None:
-                raise GitError("could not read git diff-tree output (more commits than asked)")
-        finally:
-            commits.close()
-
-
-def _spawn(
-    repo: Repo,
-    args: list[str],
-    err: IO[bytes],
-    out: IO[bytes] | None = None,
-    stdin: IO[bytes] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> subprocess.Popen[bytes]:
-    """git with ``args``; its output in a pipe we read, or in the file ``out``."""
-    proc = subprocess.Popen(
-        ["git", *args],
-        cwd=repo.root,
-        # Into a pipe git writes each commit with its own write(2) unless GIT_FLUSH=0:
-        # 100k system calls and reader wake-ups at 100k commits (~0.3 s of CPU).
-        env=clean_env({**_NO_FLUSH, **env} if env else _NO_FLUSH),
-        stdin=subprocess.DEVNULL if stdin is None else stdin,
-        stdout=subprocess.PIPE if out is None else out,
-        stderr=err,  # a file, not a pipe: git's warnings can never block it
-    )
-    if proc.stdout is not None:
-        _grow_pipe(proc.stdout)
-    return proc
-
-
-def _read(
-    repo: Repo,
-    revs: Sequence[str],
-    proc: subprocess.Popen[bytes],
-    err: IO[bytes],
-    with_files: bool,
-    blobs: bool,
-    idle: Callable[[], bool] | None = None,
-) -> Generator[Commit, None, None]:
+    commits = read(repo, revs, proc, err, True, blobs, idle)
     try:
-        assert proc.stdout is not None
-        yield from parse_stream(proc.stdout, with_files, blobs, idle)
-        code = proc.wait()
+        for a, b in _runs(order):
+            run = list(itertools.islice(commits, b - a))
+            run.reverse()
+            if [c.sha for c in run] != order[a:b]:
+                raise GitError("could not read git diff-tree output (commits out of order)")
+            yield from run
+        if next(commits, None) is not None:
+            raise GitError("could not read git diff-tree output (more commits than asked)")
     finally:
-        _stop(proc)
-    if code != 0:
-        raise _log_error(repo, code, _read_err(err), revs)
-
-
-def _grow_pipe(stream: IO[bytes]) -> None:
-    """Ask Linux for a bigger pipe: fewer, larger reads while git runs ahead of us."""
-    with contextlib.suppress(Exception):
-        import fcntl
-
-        setsz = getattr(fcntl, "F_SETPIPE_SZ", None)
-        if setsz is not None:
-            fcntl.fcntl(stream.fileno(), setsz, _PIPE_SIZE)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill and reap git if the consumer stopped early; always close our end."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-    if proc.stdout is not None:
-        proc.stdout.close()
-    proc.wait()
-
-
-def _read_err(err: IO[bytes]) -> str:
-    err.seek(0)
-    return err.read(64 * 1024).decode("utf-8", "replace")
-
-
-def _log_error(repo: Repo, code: int, stderr: str, revs: Sequence[str]) -> GitError:
-    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
-    last = lines[-1] if lines else f"exit code {code}"
-    # With --end-of-options git reports an unborn HEAD as a bad revision: ask directly.
-    if "does not have any commits yet" in stderr or repo.head() is None:
-        return GitError("the repository has no commits yet", "make a first commit, then run again")
-    if "bad revision" in stderr or "unknown revision" in stderr or "bad object" in stderr:
-        shown = " ".join(revs)
-        fix = "check the names with `git rev-parse --verify REV`; a range looks like main..HEAD"
-        if repo.is_shallow():  # actions/checkout's depth 1: the base is simply not here
-            fix = (
-                "this is a shallow clone: fetch the base and its history, e.g. `git fetch "
-                "--deepen=200 origin main:refs/remotes/origin/main` (or `git fetch "
-                "--unshallow`), or run `tddgit ci`, which deepens as far as the range needs"
-            )
-        return GitError(f"bad revision or range: {shown} ({last.removeprefix('fatal: ')})", fix)
-    return GitError(f"git failed reading the history: {last.removeprefix('fatal: ')}")
+        commits.close()
 
 
 def shallow_boundary(repo: Repo) -> tuple[str, ...]:
@@ -365,7 +328,7 @@ def touching(
     args = ["rev-list", *_range_args(revs, since, until, author, paths)]
     proc = repo.run(*args, env=clean_env(), check=False)
     if proc.returncode != 0:
-        raise _log_error(repo, proc.returncode, proc.stderr.decode("utf-8", "replace"), revs)
+        raise log_error(repo, proc.returncode, proc.stderr.decode("utf-8", "replace"), revs)
     return frozenset(proc.stdout.decode("ascii").split())
 
 
