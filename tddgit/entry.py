@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 
 from tddgit.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, TddgitError
@@ -46,7 +47,7 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
             rv = call()
     except TddgitError as exc:
         if debug:
-            _print_traceback()
+            traceback.print_exc()
         console.error_line(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
@@ -58,7 +59,7 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
         return 0
     except Exception as exc:
         if debug:
-            _print_traceback()
+            traceback.print_exc()
         console.error_line(
             f"internal error: {type(exc).__name__}: {exc} — "
             "rerun with --debug for the traceback and report it"
@@ -69,11 +70,3 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
     except BrokenPipeError:
         console.stdout_gone()
     return int(rv) if isinstance(rv, int) else 0
-
-
-def _print_traceback() -> None:
-    # Imported here, on the way out: ``traceback`` brings ``linecache``, ``tokenize`` and
-    # ``textwrap``, CPU that every gate spent beside its test command for an error path.
-    import traceback
-
-    traceback.print_exc()
