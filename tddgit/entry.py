@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 
 from tddgit.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, TddgitError
@@ -47,7 +46,7 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
             rv = call()
     except TddgitError as exc:
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         console.error_line(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
@@ -59,7 +58,7 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
         return 0
     except Exception as exc:
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         console.error_line(
             f"internal error: {type(exc).__name__}: {exc} — "
             "rerun with --debug for the traceback and report it"
@@ -70,3 +69,11 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
     except BrokenPipeError:
         console.stdout_gone()
     return int(rv) if isinstance(rv, int) else 0
+
+
+def _print_traceback() -> None:
+    # Imported here, on the way out: ``traceback`` brings ``linecache``, ``tokenize`` and
+    # ``textwrap``, CPU that every gate spent beside its test command for an error path.
+    import traceback
+
+    traceback.print_exc()
