@@ -131,3 +131,34 @@ def test_a_dead_gates_leftovers_are_swept_while_the_tests_run(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert seen.read_text() == "gone"
     assert not stale.exists()
+
+
+# The modules a whole gate loaded, written down as it exits (``_exit_now`` runs atexit).
+AT_EXIT = """\
+import atexit, json, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+from tddgit.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_gate_that_holds_never_loads_the_traceback_machinery(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """``traceback`` (with ``linecache``'s and ``textwrap``'s imports) serves only
+    ``--debug``'s error path: every gate paid its import beside the test command."""
+    start_project(repo)
+    stage_red(repo)
+    out = tmp_path / "modules.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", AT_EXIT, str(out), "red", "--no-commit"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    modules = json.loads(out.read_text())
+    assert "tddgit.gates.judge" in modules  # the whole gate ran
+    assert [m for m in modules if m in ("traceback", "textwrap")] == []
