@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,14 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TDDGIT = [sys.executable, "-m", "tddgit"]
+
+# A suite started in the background by a shell without job control (`make test &`, a CI
+# step run that way) inherits SIGINT ignored (POSIX), and so would every tddgit it starts:
+# an ignored SIGINT stays ignored (tddgit.signals), so the interrupt tests would wait on
+# gates that never see their Ctrl-C. The tests need the default, whoever started them; a
+# Python handler here is reset to the default in every child at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @contextlib.contextmanager
