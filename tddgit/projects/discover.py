@@ -49,7 +49,7 @@ RUN_CONFIGS = frozenset({"pytest.ini", "setup.cfg", "tox.ini"})
 _PYTHON = frozenset({"pyproject.toml", *RUN_CONFIGS})
 _PYTHON_TOP = frozenset({"setup.py", "conftest.py", "requirements.txt"})
 _MAKE_TEST = re.compile(rb"^test\s*:(?![=:]?=)", re.M)
-_VERSION = 3  # 2: test data is no project; 3: nor a run configuration of a Python project
+_VERSION = 4  # 2: no test data; 3: no run configuration of a Python project; 4: top first
 # Variables that would change how git reads the pathspecs below (they rely on the default).
 _PATHSPEC_ENV = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS")
 
@@ -137,7 +137,8 @@ def _without_test_data(markers: dict[str, set[str]], top: bool) -> set[str]:
     project: `tests/fixtures/app/package.json` in a Python project is its tests' data,
     `doc/en/pytest.ini` how its docs' examples run; neither is a project."""
     kept: set[str] = set()
-    for directory in sorted(markers, key=lambda d: d.count("/")):  # enclosing ones first
+    # enclosing ones first, the top before all (git lists `doc/pytest.ini` before it)
+    for directory in sorted(markers, key=lambda d: (d != "", d.count("/"))):
         if not directory:
             if top or markers[directory] - _PYTHON_TOP:
                 kept.add(directory)

@@ -154,3 +154,9 @@ def test_a_python_service_with_only_a_pytest_ini_in_a_js_repository_is_a_project
 def test_a_packaged_python_project_inside_another_stays_a_project() -> None:
     paths = ["pyproject.toml", "plugins/extra/pyproject.toml", "plugins/extra/pytest.ini"]
     assert projects_from_paths(paths) == ("", "plugins/extra")
+
+
+def test_a_run_configuration_listed_before_the_top_s_marker_is_still_the_top_s() -> None:
+    """git lists `doc/pytest.ini` before `pyproject.toml`: the top must be judged first."""
+    paths = ["doc/pytest.ini", "pyproject.toml", "testing/example/pytest.ini"]
+    assert projects_from_paths(paths) == ("",)
