@@ -242,10 +242,10 @@ class _Show:
         self.order: list[str] = []
         self.proc: subprocess.Popen[bytes] | None = None
         self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self.start, name="tddgit-history", daemon=True)
+        self.thread = threading.Thread(target=self._run, name="tddgit-history", daemon=True)
         self.thread.start()
 
-    def start(self) -> None:
+    def _run(self) -> None:
         try:
             self.code = self.walk.wait()
             if self.code != 0:
