@@ -18,12 +18,16 @@ the oldest half dropped beyond it).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+try:  # hashlib would load OpenSSL for it (~3 ms of every audit's start)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from tddgit.audit.blobcache import read_json, write_atomically
 
@@ -68,7 +72,7 @@ _ANALYSIS = (
 def question(*parts: str) -> str:
     """The key of one question (its kind, the commit, the files it is about)."""
     data = "\0".join(parts).encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+    return blake2b(data, digest_size=12).hexdigest()
 
 
 class AnswerCache:
@@ -128,29 +132,32 @@ class AnswerCache:
 
 
 def analysis_key(modules: Iterable[str]) -> str:
-    """The tddgit version and a digest of the files of ``modules`` (sources or compiled
-    extensions, whichever is loaded): what makes a cached answer valid."""
-    import importlib
-    import sys
-
+    """The tddgit version and a digest of the sources of ``modules``: what makes a
+    cached answer valid. The sources are read, not imported: a warm audit never runs most
+    of the analysis (the cold-only modules cost ~15 ms to import)."""
+    import tddgit
     from tddgit import __version__
 
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
+    top = Path(tddgit.__file__).parent
     for name in modules:
-        module = sys.modules.get(name)
-        if module is None:
-            with contextlib.suppress(ImportError):
-                module = importlib.import_module(name)
-        file = getattr(module, "__file__", None)
         digest.update(name.encode())
-        if file:
-            # the source, also beside a compiled module (rules.cpython-311-....so next to
-            # rules.py): both builds give the same answers, so they share the cache
-            path = Path(file)
-            source = path.with_name(path.name.split(".", 1)[0] + ".py")
-            with contextlib.suppress(OSError):
-                digest.update((source if source.is_file() else path).read_bytes())
+        # the source, also beside a compiled module (rules.cpython-311-....so next to
+        # rules.py): both builds give the same answers, so they share the cache
+        source = top.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        with contextlib.suppress(OSError):
+            digest.update(source.read_bytes() if source.is_file() else _compiled(name))
     return f"{__version__}|{digest.hexdigest()}"
+
+
+def _compiled(name: str) -> bytes:
+    """The file a module without its source beside it is loaded from (a build that ships
+    compiled extensions only)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    origin = spec.origin if spec is not None else None
+    return Path(origin).read_bytes() if origin else b""
 
 
 def _read(path: Path, key: str) -> dict[str, str]:

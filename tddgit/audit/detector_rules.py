@@ -1,7 +1,5 @@
-"""The detector rules in the audit: ``over-mocking``, ``broad-assertion``, ``yagni``.
-
-``yagni`` comes from the evidence notes: the green gate records it (``findings`` with
-``"rule": "yagni"``), the audit shows it at that commit. Cheap, so always on.
+"""The detector rules in the audit: ``over-mocking`` and ``broad-assertion`` (``yagni``,
+from the evidence notes, is in ``tddgit.audit.yagni`` and runs in every audit).
 
 ``over-mocking`` and ``broad-assertion`` are the static detectors of ``tddgit detect``
 (``tddgit.detectors``) applied to every version of every test file in the history, and
@@ -23,12 +21,12 @@ Conftest fixtures are not followed in the audit (``tddgit detect`` follows them)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-# The commit rules' checks are registered (so they run) before these (``active_checks``).
-import tddgit.audit.rules  # noqa: F401
+# The commit rules' checks (yagni's last) are registered before these (``active_checks``).
+import tddgit.audit.yagni  # noqa: F401
 from tddgit.audit.blobcache import BlobCache, Hit
 from tddgit.audit.blobscan import forget, hits_in
 from tddgit.audit.checkview import CommitView, finding
@@ -43,56 +41,6 @@ if TYPE_CHECKING:
 _NONE: tuple[Finding, ...] = ()
 _KEY = "test-detectors"
 _PATH = itemgetter(1)
-_MAX_YAGNI = 50  # findings shown per note: a note is untrusted input
-_MAX_TEXT = 300
-
-
-# --- yagni, from the evidence -------------------------------------------------------
-
-
-def check_yagni(v: CommitView, stubs: StubJudge) -> Sequence[Finding]:
-    ev = v.evidence
-    records = getattr(ev, "findings", None)  # an EvidenceError has none
-    if not records:
-        return _NONE
-    out = []
-    for rec in records[:_MAX_YAGNI]:
-        if isinstance(rec, Mapping) and rec.get("rule") == "yagni":
-            out.append(_yagni(v.sha, rec))
-    return out
-
-
-def _yagni(sha: str, rec: Mapping[str, Any]) -> Finding:
-    file = rec.get("file") if isinstance(rec.get("file"), str) else None
-    lines = _ranges(rec.get("lines"))
-    method = rec.get("method") if rec.get("method") in ("coverage", "heuristic") else None
-    raw = rec.get("message")
-    text = raw if isinstance(raw, str) else ""
-    if file and text.startswith(f"{file}:") and ": " in text:
-        text = text.split(": ", 1)[1]  # the gate's message starts where this one does
-    where = f"{file}:" + ",".join(f"{a}-{b}" if a != b else str(a) for a, b in lines[:5])
-    message = (text or "production code no test needs")[:_MAX_TEXT]
-    return finding(
-        "yagni",
-        sha,
-        f"{where.rstrip(':')}: {message}" + (f" ({method})" if method else ""),
-        files=(file,) if file else (),
-        data={"file": file, "lines": [list(r) for r in lines], "method": method},
-    )
-
-
-def _ranges(value: Any) -> list[tuple[int, int]]:
-    if not isinstance(value, list):
-        return []
-    out = []
-    for item in value[:100]:
-        if (
-            isinstance(item, list)
-            and len(item) == 2
-            and all(type(n) is int and n >= 0 for n in item)
-        ):
-            out.append((item[0], item[1]))
-    return out
 
 
 # --- over-mocking and broad-assertion, across versions of the test files ------------
@@ -222,5 +170,4 @@ class TestDetectors:
         )
 
 
-register_check(check_yagni, evidence=True)
 register_check(check_test_detectors, detector=True)

@@ -8,7 +8,7 @@ them per author, agent and project from its counts.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, sub
 
@@ -36,7 +36,7 @@ def whole_seconds(seconds: float) -> int:
     return int(seconds + 0.5)
 
 
-def _median_of_sorted(values: Sequence[float]) -> float:
+def median_of_sorted(values: Sequence[float]) -> float:
     """``statistics.median`` of an already sorted list (the same value)."""
     i = len(values) // 2
     return values[i] if len(values) % 2 else (values[i - 1] + values[i]) / 2
@@ -51,18 +51,18 @@ _KIND = attrgetter("kind")
 _DURATION = attrgetter("duration")
 
 
-def episode_measures(kinds: Counter[str], durations: list[int]) -> dict[str, float | None]:
+def episode_measures(kinds: Mapping[str, int], durations: list[int]) -> dict[str, float | None]:
     n = len(durations)
     if not n:
         return {"seq": None, "gra": None, "uni": None, "ref": None}
     durations.sort()
-    mid = _median_of_sorted(durations)
+    mid = median_of_sorted(durations)
     deviations = sorted(map(abs, map(sub, durations, repeat(mid))))  # all in C
     return {
-        "seq": pct(kinds["test-first"], n),
+        "seq": pct(kinds.get("test-first", 0), n),
         "gra": _minutes(mid),
-        "uni": _minutes(_median_of_sorted(deviations)),
-        "ref": pct(kinds["refactoring"], n),
+        "uni": _minutes(median_of_sorted(deviations)),
+        "ref": pct(kinds.get("refactoring", 0), n),
     }
 
 
@@ -81,13 +81,14 @@ def conformance(
     return conformance_of(len(judged), clean, Counter(e.kind for e in episodes))
 
 
-def conformance_of(judged: int, clean: int, kinds: Counter[str]) -> float | None:
+def conformance_of(judged: int, clean: int, kinds: Mapping[str, int]) -> float | None:
     """The conformance formula (docs/audit.md), from counts: the mean of the share of
     judged commits without a process finding and the share of test-first episodes."""
     if not judged:
         return None
     share = clean / judged
-    coded = kinds["test-first"] + kinds["test-last"] + kinds["production"]
+    first = kinds.get("test-first", 0)
+    coded = first + kinds.get("test-last", 0) + kinds.get("production", 0)
     if not coded:
         return round(100.0 * share, 1)
-    return round(100.0 * (share + kinds["test-first"] / coded) / 2.0, 1)
+    return round(100.0 * (share + first / coded) / 2.0, 1)

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
-from statistics import median
 from typing import Any
 
 from tddgit.audit.measures import (
     NOT_PROCESS,
     conformance_of,
     episode_measures,
+    median_of_sorted,
     pct,
     whole_seconds,
 )
@@ -84,9 +84,11 @@ class _Counts:
         self.records = self.steps = self.code = self.code_trailer = self.code_clean = 0
         self.declared = self.proven = self.boundary = 0
         self.stated = self.inferred = 0  # phases a trailer or message states; from files
-        self.phases: Counter[str] = Counter()
-        self.sources: Counter[str] = Counter()
-        self.attempts: Counter[str] = Counter()
+        # plain dicts, not Counters: an author is made of a few of them and a history has
+        # thousands of authors (Counter's constructor and update are Python code)
+        self.phases: dict[str, int] = {}
+        self.sources: dict[str, int] = {}
+        self.attempts: dict[str, int] = {}
 
     def add(self, key: tuple[str, str | None, str, str | None, str], n: int) -> None:
         """``n`` commits that share ``key`` (see ``_KEY``)."""
@@ -97,10 +99,12 @@ class _Counts:
                 self.boundary += n
             return
         self.steps += n
-        self.phases[phase or "none"] += n
-        self.sources[source] += n
+        phases, sources = self.phases, self.sources
+        shown = phase or "none"
+        phases[shown] = phases.get(shown, 0) + n
+        sources[source] = sources.get(source, 0) + n
         if attempt:
-            self.attempts[attempt] += n
+            self.attempts[attempt] = self.attempts.get(attempt, 0) + n
         if source == "trailer":
             self.declared += n
         if phase is not None:
@@ -121,11 +125,14 @@ class _Parts:
     __slots__ = ("durations", "episode_kinds", "reds", "rules", "statuses")
 
     def __init__(self) -> None:
-        self.statuses: Counter[str] = Counter()
+        self.statuses: dict[str, int] = {}
         self.reds: list[int] = []  # time in red of each complete cycle
-        self.episode_kinds: Counter[str] = Counter()
+        self.episode_kinds: dict[str, int] = {}
         self.durations: list[int] = []
-        self.rules: Counter[str] = Counter()  # findings by rule
+        self.rules: dict[str, int] = {}  # findings by rule
+
+
+_NO_PARTS = _Parts()  # an author without cycles, episodes or findings (read only)
 
 
 def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
@@ -138,8 +145,8 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
         # a shallow clone's boundary commits: shown, not judged, and not merges
         **({"boundary": acc.boundary} if acc.boundary else {}),
         "code_commits": acc.code,
-        "phases": {p: acc.phases[p] for p in (*PHASES, "none")},
-        "phase_sources": {s: acc.sources[s] for s in SOURCES},
+        "phases": {p: acc.phases.get(p, 0) for p in (*PHASES, "none")},
+        "phase_sources": {s: acc.sources.get(s, 0) for s in SOURCES},
         # How the phases are known: proven by evidence, declared (trailer or message without
         # evidence), or inferred from the files alone (docs/audit.md).
         "phase_basis": {
@@ -151,18 +158,18 @@ def _summary(acc: _Counts, parts: _Parts) -> dict[str, Any]:
         "trailer_coverage": pct(acc.code_trailer, acc.code),
         "evidence_coverage": pct(acc.proven, acc.declared),
         "cycles": {
-            "total": status.total(),
-            "complete": status["complete"],
-            "open": status["open"],
-            "broken": status["broken"],
+            "total": sum(status.values()),
+            "complete": status.get("complete", 0),
+            "open": status.get("open", 0),
+            "broken": status.get("broken", 0),
         },
         "time_in_red": {
             "count": len(reds),
-            "median_seconds": whole_seconds(median(reds)) if reds else None,
+            "median_seconds": whole_seconds(median_of_sorted(sorted(reds))) if reds else None,
             "mean_seconds": round(sum(reds) / len(reds), 1) if reds else None,
             "max_seconds": max(reds) if reds else None,
         },
-        "episodes": {"total": kinds.total(), **{k: kinds[k] for k in EPISODE_KINDS}},
+        "episodes": {"total": sum(kinds.values()), **{k: kinds.get(k, 0) for k in EPISODE_KINDS}},
         "process": episode_measures(kinds, list(parts.durations)),
         "findings": dict(sorted(parts.rules.items())),
         "conformance": conformance_of(acc.code, acc.code_clean, kinds),
@@ -209,7 +216,7 @@ def compute(
         authors.append({"name": names[email], "email": email, **out})
     else:
         for email, acc in order:
-            part = _summary(acc, parts.get(email) or _Parts())
+            part = _summary(acc, parts.get(email) or _NO_PARTS)
             authors.append({"name": names[email], "email": email, **part})
     out["authors"] = authors
     return out
@@ -321,18 +328,18 @@ def _split_parts(
             parts[email].durations.append(d)
     by_rule = Counter(zip(record_of.emails(findings), map(_RULE, findings), strict=True))
     for (email, rule), n in by_rule.items():
-        parts[email].rules[rule] += n
+        parts[email].rules[rule] = n  # each (email, rule) once: ``by_rule`` counted them
     return parts
 
 
 def _all_parts(parts: Iterable[_Parts]) -> _Parts:
     total = _Parts()
     for p in parts:
-        total.statuses.update(p.statuses)
+        _add(total.statuses, p.statuses)
         total.reds += p.reds
-        total.episode_kinds.update(p.episode_kinds)
+        _add(total.episode_kinds, p.episode_kinds)
         total.durations += p.durations  # in no particular order: the measures sort them
-        total.rules.update(p.rules)
+        _add(total.rules, p.rules)
     return total
 
 
@@ -349,7 +356,12 @@ def _total(parts: Iterable[_Counts]) -> _Counts:
         total.boundary += p.boundary
         total.stated += p.stated
         total.inferred += p.inferred
-        total.phases.update(p.phases)
-        total.sources.update(p.sources)
-        total.attempts.update(p.attempts)
+        _add(total.phases, p.phases)
+        _add(total.sources, p.sources)
+        _add(total.attempts, p.attempts)
     return total
+
+
+def _add(into: dict[str, int], counts: Mapping[str, int]) -> None:
+    for k, n in counts.items():
+        into[k] = into.get(k, 0) + n

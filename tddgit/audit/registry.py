@@ -84,11 +84,14 @@ def detectors_on() -> bool:
 
 def active_checks() -> list[Check]:
     """The checks an audit starting now runs, in order: the commit rules' first (their
-    module registers them, and the detector rules' module imports it)."""
-    import tddgit.audit.detector_rules  # noqa: F401  (registers the detector rules' checks)
+    modules register them when imported; the detector rules' module, imported only when
+    they run, registers its own)."""
+    import tddgit.audit.yagni  # registers the commit rules' checks, yagni's last
 
     if DETECTORS.get() is None:
         return list(COMMIT_CHECKS)
+    import tddgit.audit.detector_rules  # noqa: F401  (registers the detector rules' checks)
+
     return [*COMMIT_CHECKS, *DETECTOR_CHECKS]
 
 

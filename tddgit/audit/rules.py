@@ -98,15 +98,16 @@ def check_test_edited_in_green(v: CommitView, stubs: StubJudge) -> Sequence[Find
 def _bends(c: Commit, f: FileChange, stubs: StubJudge) -> bool:
     """Does a green's change to its red's test file alter or remove a check the test had
     (new cases beside them bend nothing)? Kept for the next audit (``stubs.answers``)."""
-    from tddgit.audit.changes import changes_existing_checks
-    from tddgit.blobs import as_text
-
     if f.status == "D" or not c.parents:
         return True
     key = question("bends", c.sha, *change_names((f,)))
     known = stubs.answers.get(key)
     if known is not None:
         return known == "1"
+    # imported only now: a warm audit has the answer and never parses a test
+    from tddgit.audit.changes import changes_existing_checks
+    from tddgit.blobs import as_text
+
     blobs = stubs.blobs
     old = as_text(blobs.read(c.parents[0], f.old_path or f.path))
     bent = changes_existing_checks(old, as_text(blobs.read(c.sha, f.path)), f.path)
