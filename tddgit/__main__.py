@@ -36,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         code = phase_fast_path(args[0], args[1:])
         if code is not None:
             return code if argv is not None else _exit_now(code)
+    if args and args[0] == "audit":
+        # The history's git starts now, while the command line and the audit are imported.
+        from tddgit.history import start_early
+
+        start_early(args[1:])
     from tddgit.cli import run
 
     return run(args)

@@ -257,13 +257,15 @@ def run_audit(
                 findings = rejudge(repo, findings, evidence, record_of)
             attach_basis(findings, auditor.records, auditor.positions())
             blobs.hang_up()  # git exits on its own while the report is made
-            if spool is not None and mode is True:
-                spool.close(auditor.records)
+            if spool is not None:
+                if mode is True:
+                    spool.close(auditor.records)
                 if not options.post_checks:
                     from tddgit.audit import prerender
 
-                    # The commits array is done: a child encodes the other arrays while
-                    # this process computes the metrics.
+                    # The commits array is done (or being finished by the spool's
+                    # child): a child encodes the other arrays while this process
+                    # computes the metrics.
                     arrays = (
                         ("findings", findings),
                         ("cycles", cycles),

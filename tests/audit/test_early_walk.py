@@ -1,0 +1,92 @@
+"""``tddgit audit`` of the current branch starts its history's git before the command line
+is parsed (``tddgit.history.start_early``), and the audit takes that walk only when it is
+the one it would have started: same repository, same range, same commit-graph."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tddgit import history
+from tddgit.git import find_repo
+from tests.audit.test_commitgraph import grow, wait_for_graph
+from tests.conftest import GitRepo
+
+
+@pytest.fixture
+def logged_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A ``git`` first on PATH that logs each command's first two words, then runs git."""
+    real = shutil.which("git")
+    assert real
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "git.log"
+    shim = bin_dir / "git"
+    shim.write_text(f'#!/bin/sh\necho "$1 $2" >> "{log}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def _calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_the_branch_s_history_is_read_before_the_repository_is_looked_up(
+    repo: GitRepo, logged_git: tuple[dict[str, str], Path]
+) -> None:
+    grow(repo, 400)
+    env, log = logged_git
+    plain = repo.tddgit("audit", "--format", "json", env={"TDDGIT_AUDIT_EARLY": "0"}, check=True)
+    wait_for_graph(repo.root, 400)  # the first audit wrote one: the walk's env has it
+    log.unlink(missing_ok=True)
+    early = repo.tddgit("audit", "--format", "json", env=env, check=True)
+    calls = _calls(log)
+    walks = [c for c in calls if c.startswith("rev-list --topo-order")]
+    assert len(walks) == 1, calls  # taken by the audit, not started a second time
+    assert calls.index(walks[0]) < calls.index("rev-parse --path-format=absolute"), calls
+    assert [c for c in calls if c.startswith("diff-tree")] == ["diff-tree --stdin"], calls
+    assert early.stdout == plain.stdout
+
+
+def test_an_audit_of_a_range_starts_nothing_early(
+    repo: GitRepo, logged_git: tuple[dict[str, str], Path]
+) -> None:
+    grow(repo, 20)
+    env, log = logged_git
+    repo.tddgit("audit", "HEAD~5..HEAD", "--json", env=env, check=True)
+    calls = _calls(log)
+    assert calls.index("rev-parse --path-format=absolute") < min(
+        i for i, c in enumerate(calls) if c.startswith(("rev-list", "log"))
+    ), calls
+
+
+def test_an_early_walk_of_another_repository_is_stopped_not_read(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started in one repository, asked for another's history: the early walk is
+    stopped and reaped, and the other history is read by a walk of its own."""
+    grow(repo, 20)
+    other = GitRepo(tmp_path / "other")
+    other.root.mkdir()
+    other.git("init", "-q")
+    grow(other, 3)
+    monkeypatch.chdir(repo.root)
+    history.start_early(["--json"])
+    [early] = history._EARLY
+    shas = [c.sha for c in history.read_history(find_repo(other.root), reverse=True)]
+    assert shas == other.git("rev-list", "--reverse", "HEAD").split()
+    assert history._EARLY == []
+    assert early.proc.poll() is not None  # stopped and reaped
+    assert early.shown.proc is None or early.shown.proc.poll() is not None
+
+
+def test_an_empty_repository_still_says_it_has_no_commits(repo: GitRepo) -> None:
+    """The early walk of an unborn branch fails; nobody takes it and the audit says what
+    it always said."""
+    out = repo.tddgit("audit", env={"TDDGIT_AUDIT_EARLY": "0"})
+    early = repo.tddgit("audit")
+    assert (early.returncode, early.stdout) == (out.returncode, out.stdout)
+    assert "Traceback" not in early.stderr
