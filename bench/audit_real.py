@@ -49,11 +49,13 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 """
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+def timed(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: Path | str = "/"
+) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds, peak RSS in MiB) of one run, output discarded."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd="/"
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -101,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--text",
         action="store_true",
-        help="also time `python -m tddgit audit` in the checkout (the text report a user reads)",
+        help="also time `python -m tddgit audit` in the checkout, `--format json` and the "
+        "text report a user reads (the command line, which starts git before it is parsed)",
     )
     args = p.parse_args(argv)
     kinds = builds(not args.no_compiled)
@@ -156,9 +159,13 @@ def bench_one(
                     timed(audit, env)  # the cold run that leaves the cache
                 rows.setdefault(f"{label} warm", []).append(timed(audit, env))
                 if cli and tmp is not None:
-                    # what a user types in the checkout: the text report, on a pipe
-                    text = [sys.executable, "-m", "tddgit", "-C", str(clone), "audit"]
-                    rows.setdefault(f"{label} warm, text", []).append(timed(text, env))
+                    # what a user (or CI) types in the checkout: the command line, the
+                    # JSON report and the text one, each on a pipe
+                    tddgit = [sys.executable, "-m", "tddgit", "audit"]
+                    rows.setdefault(f"{label} warm, CLI json", []).append(
+                        timed([*tddgit, "--format", "json"], env, clone)
+                    )
+                    rows.setdefault(f"{label} warm, text", []).append(timed(tddgit, env, clone))
     gw = statistics.median(r[0] for r in git_runs)
     gc = statistics.median(r[1] for r in git_runs)
     print(f"{name:24} {count:>8} {'git log':22} {gw:7.2f}s {'':>6} {gc:7.2f}s")

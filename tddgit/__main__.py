@@ -36,11 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         code = phase_fast_path(args[0], args[1:])
         if code is not None:
             return code if argv is not None else _exit_now(code)
-    if args and args[0] == "audit":
+    at = 2 if args[:1] == ["-C"] else 0  # tddgit -C PATH audit ...
+    if len(args) > at and args[at] == "audit":
         # The history's git starts now, while the command line and the audit are imported.
         from tddgit.history import start_early
 
-        start_early(args[1:])
+        start_early(args[at + 1 :], args[1] if at else ".")
     from tddgit.cli import run
 
     return run(args)

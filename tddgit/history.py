@@ -244,9 +244,9 @@ def _walk(
 _EARLY: list[_Walk] = []
 
 
-def start_early(args: Sequence[str]) -> None:
+def start_early(args: Sequence[str], where: str = ".") -> None:
     """``tddgit audit`` of the current branch (no revisions, paths, dates or author; the
-    output options only), in a plain repository found from the current directory: start
+    output options only), in a plain repository found from ``where`` (``-C``): start
     its history's git now, while Python imports the command line and the audit (~50 ms),
     rather than after. ``open_history`` takes it when the repository, the range and the
     commit-graph environment are exactly those it would start git with; otherwise it is
@@ -257,7 +257,7 @@ def start_early(args: Sequence[str]) -> None:
         return
     if any(k in os.environ for k in (*_REPO_ENV, "GIT_CEILING_DIRECTORIES")):
         return
-    repo = _plain_repo(os.getcwd())
+    repo = _plain_repo(os.path.abspath(where))
     if repo is None:
         return
     import atexit

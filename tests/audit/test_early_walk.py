@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from tddgit import history
 from tddgit.git import find_repo
 from tests.audit.test_commitgraph import grow, wait_for_graph
-from tests.conftest import GitRepo
+from tests.conftest import TDDGIT, GitRepo
 
 
 @pytest.fixture
@@ -90,3 +91,21 @@ def test_an_empty_repository_still_says_it_has_no_commits(repo: GitRepo) -> None
     early = repo.tddgit("audit")
     assert (early.returncode, early.stdout) == (out.returncode, out.stdout)
     assert "Traceback" not in early.stderr
+
+
+def test_dash_c_starts_the_walk_early_too(
+    repo: GitRepo, tmp_path: Path, logged_git: tuple[dict[str, str], Path]
+) -> None:
+    grow(repo, 20)
+    env, log = logged_git
+    out = subprocess.run(
+        [*TDDGIT, "-C", str(repo.root), "audit", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
+    calls = _calls(log)
+    assert calls[0].startswith("rev-list --topo-order"), calls
+    assert out.stdout == repo.tddgit("audit", "--json", check=True).stdout
