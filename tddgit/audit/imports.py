@@ -42,9 +42,16 @@ _DRIVES_APP = re.compile(
 )
 
 
+# Every match of ``_DRIVES_APP`` holds one of these: a text without any is not searched
+# (the regular expression's search costs ~40 us on a kilobyte of import lines).
+_APP_WORDS = ("client", "request(", "webdriver", "playwright", "goto", "visit")
+
+
 def drives_app(text: str | None) -> bool:
     """Does the test drive the whole application (a test client, a browser)?"""
-    return bool(text) and _DRIVES_APP.search(text or "") is not None
+    if not text or not any(w in text for w in _APP_WORDS):
+        return False
+    return _DRIVES_APP.search(text) is not None
 
 
 _JS_EXT = (".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
@@ -120,6 +127,10 @@ class ImportResolver:
 
     def __init__(self, git_dir: str | None = None) -> None:
         self.known: set[str] = set()
+        # how many paths of ``known`` each module name (a file's stem, a package's
+        # directory) names: an import of a name no known path has (the standard library,
+        # third-party packages: most of a test's imports) resolves to nothing, unbuilt
+        self._names: dict[str, int] = {}
         self._git_dir = git_dir
         self._seed: str | None = None  # the tree to seed from, for a mid-history pass
         self._seeded = False
@@ -139,13 +150,15 @@ class ImportResolver:
         moved = False
         for f in prods:
             if f.status == "D":
-                known.discard(f.path)
+                self._drop(f.path)
                 moved = True
             else:
                 if f.status == "R" and f.old_path:
-                    known.discard(f.old_path)
+                    self._drop(f.old_path)
                     moved = True
-                known.add(f.path)
+                if f.path not in known:
+                    known.add(f.path)
+                    self._name(f.path, 1)
         if moved or len(known) != size:
             # what a text resolves to depends on the tree: the same test text resolves
             # anew once the tree changed (a test written before its module)
@@ -174,7 +187,27 @@ class ImportResolver:
             return
         # Every path of that tree: resolution then keeps only the production ones it is
         # asked about (``is_production``).
-        self.known.update(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+        for raw in out.split(b"\0"):
+            path = raw.decode("utf-8", "surrogateescape")
+            if path and path not in self.known:
+                self.known.add(path)
+                self._name(path, 1)
+
+    def _drop(self, path: str) -> None:
+        if path in self.known:
+            self.known.discard(path)
+            self._name(path, -1)
+
+    def _name(self, path: str, n: int) -> None:
+        """Count ``path`` (``n`` 1) or stop counting it (-1) under the module name an
+        import would use for it: ``views`` for ``lists/views.py``, ``lists`` for
+        ``lists/__init__.py``."""
+        head, _, base = path.rpartition("/")
+        stem = base.split(".", 1)[0]
+        if stem == "__init__":
+            stem = head.rpartition("/")[2]
+        names = self._names
+        names[stem] = names.get(stem, 0) + n
 
     def resolve(
         self, test_path: str, text: str | None, is_production: Callable[[str], bool]
@@ -194,7 +227,10 @@ class ImportResolver:
             # the candidate paths in the order Python looks, made only until one is
             # found (a test's import lines name hundreds of candidate paths: building
             # them all was most of a warm audit's resolution time)
+            names = self._names
             for mod, bases in python_modules(test_path, text):
+                if not names.get(mod.rpartition("/")[2]):
+                    continue  # no known file has that name: not one of the project's
                 for b in bases:
                     path = b + mod + ".py"
                     if path in known and path != test_path and is_production(path):
