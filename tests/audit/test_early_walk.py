@@ -15,6 +15,8 @@ from tddgit import history
 from tddgit.git import find_repo
 from tests.audit.test_commitgraph import grow, wait_for_graph
 from tests.conftest import TDDGIT, GitRepo
+from tests.hookprobe import loaded_modules
+from tests.project import stage_red, start_project
 
 
 @pytest.fixture
@@ -109,3 +111,25 @@ def test_dash_c_starts_the_walk_early_too(
     calls = _calls(log)
     assert calls[0].startswith("rev-list --topo-order"), calls
     assert out.stdout == repo.tddgit("audit", "--json", check=True).stdout
+
+
+# What only a first (cold) audit needs: the answers of a later one come from the cache.
+COLD_ONLY = (
+    "tddgit.audit.changes",
+    "tddgit.audit.pytestchecks",
+    "tddgit.audit.detector_rules",
+    "tddgit.detectors.stubs",
+    "statistics",
+    "hashlib",
+)
+
+
+def test_a_warm_audit_loads_none_of_the_cold_only_analysis(repo: GitRepo) -> None:
+    start_project(repo)
+    stage_red(repo)
+    repo.git("commit", "-q", "-m", "add a test for sub")  # a test-only commit: judged
+    repo.tddgit("audit", "--json", check=True)  # cold: leaves the answers
+    loaded = loaded_modules(repo.root, ["audit", "--json"])
+    assert loaded.code == 0, loaded.stderr
+    assert "tddgit.audit.engine" in loaded.modules
+    assert loaded.under(COLD_ONLY) == []
