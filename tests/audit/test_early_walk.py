@@ -4,6 +4,7 @@ the one it would have started: same repository, same range, same commit-graph.""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -133,3 +134,21 @@ def test_a_warm_audit_loads_none_of_the_cold_only_analysis(repo: GitRepo) -> Non
     assert loaded.code == 0, loaded.stderr
     assert "tddgit.audit.engine" in loaded.modules
     assert loaded.under(COLD_ONLY) == []
+
+
+def test_notes_in_packed_refs_are_read_and_none_means_no_git_notes_call(
+    repo: GitRepo, logged_git: tuple[dict[str, str], Path]
+) -> None:
+    """Without a notes ref the audit asks git nothing about notes; a ref git packed
+    (``git pack-refs``, ``git gc``) is found all the same."""
+    start_project(repo)
+    env, log = logged_git
+    repo.tddgit("audit", "--json", env=env, check=True)
+    assert not [c for c in _calls(log) if c.startswith("notes")]
+    stage_red(repo)
+    repo.tddgit("red", "-m", "red: sub", check=True)  # the gate attaches a note
+    repo.git("pack-refs", "--all")
+    assert not (repo.root / ".git" / "refs" / "notes" / "tddgit").exists()
+    doc = json.loads(repo.tddgit("audit", "--json", env=env, check=True).stdout)
+    [red] = [c for c in doc["commits"] if c["phase"] == "red"]
+    assert red["evidence"] is not None
