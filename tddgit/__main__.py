@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     at = 2 if args[:1] == ["-C"] else 0  # tddgit -C PATH audit ...
     if len(args) > at and args[at] == "audit":
         # The history's git starts now, while the command line and the audit are imported.
-        from tddgit.history import start_early
+        from tddgit.earlywalk import start_early
 
         start_early(args[at + 1 :], args[1] if at else ".")
     from tddgit.cli import run

@@ -111,7 +111,9 @@ def evidence_for_commit(
 
 
 def _note_pairs(repo: Repo) -> list[tuple[str, str]]:
-    if not _may_have_notes(repo):
+    from tddgit.reffiles import ref_in_files
+
+    if ref_in_files(repo.common_dir, NOTES_REF) is False:
         return []  # most audited histories were never gated: no git process for that
     proc = repo.run("notes", f"--ref={NOTES_REF}", "list", check=False)
     if proc.returncode != 0:
@@ -122,22 +124,6 @@ def _note_pairs(repo: Repo) -> list[tuple[str, str]]:
         if len(parts) == 2:
             pairs.append((parts[1], parts[0]))  # (commit, note blob)
     return pairs
-
-
-def _may_have_notes(repo: Repo) -> bool:
-    """False only when the files-backend refs show no notes ref: neither its loose file
-    nor a line of ``packed-refs`` names it (a reftable repository, or anything unreadable,
-    is asked through git)."""
-    common = repo.common_dir
-    if (common / "reftable").exists() or (common / NOTES_REF).exists():
-        return True
-    try:
-        with open(common / "packed-refs", "rb") as packed:
-            return f" {NOTES_REF}\n".encode() in packed.read()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
 
 
 def read_all_notes(

@@ -111,6 +111,7 @@ def run_audit(
     from tddgit.audit.registry import detectors_on
     from tddgit.blobs import BlobReader
     from tddgit.history import history_notes, open_history, shallow_boundary, touching
+    from tddgit.reffiles import head_has_commit
 
     rng = AuditRange(
         options.revs,
@@ -120,7 +121,7 @@ def run_audit(
         options.paths,
         shallow=repo.is_shallow(),
     )
-    if repo.head() is None and options.revs == ("HEAD",):
+    if options.revs == ("HEAD",) and not head_has_commit(repo) and repo.head() is None:
         notes = [*history_notes(repo), "the repository has no commits yet"]
         return _report(rng, [], [], [], [], notes, __version__)
     # Paths, dates and an author select the commits reported; their phases, cycles and

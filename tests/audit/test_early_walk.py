@@ -1,5 +1,5 @@
 """``tddgit audit`` of the current branch starts its history's git before the command line
-is parsed (``tddgit.history.start_early``), and the audit takes that walk only when it is
+is parsed (``tddgit.earlywalk.start_early``), and the audit takes that walk only when it is
 the one it would have started: same repository, same range, same commit-graph."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tddgit import history
+from tddgit import earlywalk, history
 from tddgit.git import find_repo
 from tests.audit.test_commitgraph import grow, wait_for_graph
 from tests.conftest import TDDGIT, GitRepo
@@ -78,11 +78,11 @@ def test_an_early_walk_of_another_repository_is_stopped_not_read(
     other.git("init", "-q")
     grow(other, 3)
     monkeypatch.chdir(repo.root)
-    history.start_early(["--json"])
-    [early] = history._EARLY
+    earlywalk.start_early(["--json"])
+    [early] = earlywalk._EARLY
     shas = [c.sha for c in history.read_history(find_repo(other.root), reverse=True)]
     assert shas == other.git("rev-list", "--reverse", "HEAD").split()
-    assert history._EARLY == []
+    assert earlywalk._EARLY == []
     assert early.proc.poll() is not None  # stopped and reaped
     assert early.shown.proc is None or early.shown.proc.poll() is not None
 
