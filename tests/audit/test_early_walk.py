@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tddgit import earlywalk, history
+from tddgit import earlywalk, history, reffiles
 from tddgit.git import find_repo
 from tests.audit.test_commitgraph import grow, wait_for_graph
 from tests.conftest import TDDGIT, GitRepo
@@ -152,3 +152,15 @@ def test_notes_in_packed_refs_are_read_and_none_means_no_git_notes_call(
     doc = json.loads(repo.tddgit("audit", "--json", env=env, check=True).stdout)
     [red] = [c for c in doc["commits"] if c["phase"] == "red"]
     assert red["evidence"] is not None
+
+
+@pytest.mark.parametrize("how", ["loose", "packed", "detached", "unborn"])
+def test_head_s_commit_from_the_ref_files_agrees_with_git(repo: GitRepo, how: str) -> None:
+    if how != "unborn":
+        grow(repo, 3)
+    if how == "packed":
+        repo.git("pack-refs", "--all")
+    if how == "detached":
+        repo.git("checkout", "-q", "--detach")
+    r = find_repo(repo.root)
+    assert reffiles.head_has_commit(r) is (r.head() is not None)
