@@ -42,6 +42,8 @@ _PROGRESS_EVERY = 256
 
 @dataclass(frozen=True)
 class AuditOptions:
+    """What to audit and how (the command line's options, as ``run_audit`` takes them)."""
+
     revs: tuple[str, ...] = ("HEAD",)
     since: str | None = None
     until: str | None = None

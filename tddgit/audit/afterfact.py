@@ -14,6 +14,8 @@ from tddgit.model import Commit, FileChange
 
 @dataclass(frozen=True)
 class _Created:
+    """Where and when a production file was created, and by which commit."""
+
     sha: str
     index: int
     time: int

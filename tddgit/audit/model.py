@@ -369,6 +369,8 @@ class Episode:
 
 @dataclass(frozen=True)
 class AuditRange:
+    """What the audit was asked to read: revisions, dates, author and paths."""
+
     revs: tuple[str, ...]
     since: str | None = None
     until: str | None = None
@@ -389,6 +391,8 @@ class AuditRange:
 
 @dataclass(frozen=True)
 class AuditReport:
+    """Everything an audit found, as every format renders it."""
+
     range: AuditRange
     commits: Sequence[CommitRecord]  # topological order, parents before children
     findings: Sequence[Finding]

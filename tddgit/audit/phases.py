@@ -30,6 +30,8 @@ _PHASE_OF_WORD = {"red": "red", "green": "green", "refactor": "refactor"}
 
 @dataclass(frozen=True)
 class MessageRule:
+    """A commit-message pattern and the phase it says."""
+
     id: str
     pattern: str
     phase: str  # red | green | refactor | red-if-tests | green-if-red | tcr-*
@@ -175,6 +177,8 @@ def _candidates(low: str) -> tuple[tuple[MessageRule, re.Pattern[str]], ...]:
 
 @dataclass(frozen=True)
 class MessageMatch:
+    """The message rule that matched a subject, and its phase."""
+
     rule: str
     phase: str  # a phase, or a conditional one (see module docstring)
 

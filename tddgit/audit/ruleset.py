@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Rule:
+    """One audit rule: its id, default severity and one-line title."""
+
     id: str
     severity: str  # error | warning | note
     title: str

@@ -18,6 +18,8 @@ TASK_HEADER = ("task", "cycles", "complete", "open", "broken", "red → green (+
 
 @dataclass(frozen=True)
 class TaskGroup:
+    """The cycles of one task (the ``GSD-Task`` their commits name)."""
+
     task: str
     cycles: tuple[Cycle, ...]
 
