@@ -17,13 +17,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tddgit import faults
 from tddgit.git import Repo
 from tddgit.model import Cause, Outcome, TestResult
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from tddgit.projects.scope import Scope
 
 # 2: a step of a repository of several projects records each touched project's evidence
@@ -40,6 +43,8 @@ class EvidenceError(ValueError):
 
 @dataclass(frozen=True)
 class Evidence:
+    """What a gate saw: the tree it judged, the run, each target's outcome (a git note)."""
+
     phase: str
     tree: str
     parent: str | None

@@ -73,6 +73,9 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
     from tddgit import early
 
     early.begin(os.getcwd(), phase)  # the test command first: the gate's work overlaps it
+    from tddgit.early.defer import DEFERRED, defer
+
+    defer(*DEFERRED)  # stdlib this gate may never use: CPU the test command needs
     try:
         from pathlib import Path
 

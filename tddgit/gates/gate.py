@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from tddgit import __version__
 from tddgit import early as early_start
@@ -20,9 +19,13 @@ from tddgit.git import Repo
 from tddgit.paths import Classifier, Kind
 from tddgit.staged import DirtyScan, StagedChange, staged_change
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 # The lineage, the plan's checks, the evidence and the fix lines are imported where they
 # are used, after the tests have started: until then every import is start-up time.
 if TYPE_CHECKING:
+    from typing import Any
+
     from tddgit.gates.ids import Comparison
     from tddgit.lineage import State
     from tddgit.model import RunResult

@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from tddgit.gates import Reason, Verdict, run_gate
 from tddgit.git import Repo
 from tddgit.paths import Classifier, Kind
 from tddgit.projects.model import Project, Projects
 from tddgit.staged import StagedChange, staged_change
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     from tddgit.evidence import Evidence
