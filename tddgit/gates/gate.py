@@ -46,16 +46,18 @@ def run_gate(
     *,
     on_progress: Callable[[str], None] | None = None,
     amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> Verdict:
     """Judge the staged change as a ``phase`` step (``amend``: a step that replaces HEAD,
     judged against HEAD's parent). Runs the tests unless a check before the run already
-    refuses (the refusal is certain, and fast feedback matters)."""
+    refuses (the refusal is certain, and fast feedback matters). ``head``: HEAD's commit
+    and tree, when the caller has read them (``staged_change``)."""
     if phase not in PHASES:
         raise ValueError(phase)
     classifier = Classifier.from_config(config)
     dirty = DirtyScan(repo)  # its git calls run while the staged tree is read
     try:
-        return _gate(repo, config, phase, tests, classifier, dirty, on_progress, amend)
+        return _gate(repo, config, phase, tests, classifier, dirty, on_progress, amend, head)
     finally:
         dirty.close()
 
@@ -69,8 +71,9 @@ def _gate(
     dirty: DirtyScan,
     on_progress: Callable[[str], None] | None,
     amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> Verdict:
-    change = staged_change(repo, classifier, amend=amend)
+    change = staged_change(repo, classifier, amend=amend, head=head)
     if config.scope is not None:  # one project of several: its files are its step
         change = change.within(config.scope.owns)
     if not change.files and change.head is not None:

@@ -6,6 +6,7 @@ and git, seen through wrappers on PATH that log each start and then exec the rea
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -112,6 +113,20 @@ def test_the_targets_blobs_come_through_one_git_process(rust: GitRepo, tmp_path:
     assert targets(data) == {"calc": ("error", "not-implemented")}, data
     reads = [s for s in starts(tmp_path) if s[0] == "git" and s[3] == "cat-file"]
     assert [r[4:] for r in reads] == [["--batch"]], reads
+
+
+def test_the_gate_asks_git_for_its_repository_and_head_once(rust: GitRepo, tmp_path: Path) -> None:
+    """Where the work tree is and what HEAD is: one `git rev-parse`, not one for each
+    (a process is CPU taken from the cargo beside it), and the verdict is the same."""
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    starts(tmp_path)
+    proc = rust.tddgit("red", "--no-commit", "--json")
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    data = json.loads(proc.stdout)
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    parses = [s[4:] for s in starts(tmp_path) if s[0] == "git" and s[3] == "rev-parse"]
+    assert len(parses) == 1, parses
+    assert data["evidence"]["parent"] == rust.git("rev-parse", "HEAD").strip()
 
 
 def _unstaged_change(rust: GitRepo) -> None:
