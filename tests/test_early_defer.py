@@ -46,6 +46,21 @@ def test_a_module_loaded_already_is_not_deferred() -> None:
     assert out == "True"
 
 
+def test_a_module_whose_compiled_part_is_missing_is_not_deferred() -> None:
+    """A Python built without ``_bz2`` fails ``import bz2`` where it always did, not at
+    the first use of a placeholder."""
+    out = run(
+        """
+        import sys
+        from tddgit.early import defer
+        defer.NEEDS["colorsys"] = "tddgit_no_such_compiled_module"
+        defer.defer("colorsys", "bz2")
+        print("colorsys" in sys.modules, type(sys.modules["bz2"]).__name__)
+        """
+    )
+    assert out == "False Deferred"
+
+
 def test_threads_that_first_use_it_at_once_share_one_module() -> None:
     """The first use may come from the gate's run thread and its main thread together:
     each gets the same module (never a second copy of its classes), and it is imported

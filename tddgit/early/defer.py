@@ -3,10 +3,13 @@ their first use instead of at their import.
 
 ``dataclasses`` imports ``inspect`` (and with it ``ast``, ``dis``, ``tokenize`` and
 ``linecache``) only to write a docstring for a dataclass that has none; ``ast`` is the
-parser of Python targets, stubs and test configuration. Together about 5 ms of CPU at
-every gate's start, spent beside a test command that needs the machine's cores (issue
-29: on two cores, the CPU a gate spends while ``cargo test`` runs is about half of it
-added to the gate's wall time).
+parser of Python targets, stubs and test configuration; ``urllib.parse`` (which
+``pathlib`` imports) needs ``ipaddress`` only for a URL's bracketed host, ``subprocess``
+needs ``locale`` only for text-mode pipes, and ``shutil`` imports ``zlib``, ``bz2`` and
+``lzma`` for its archives. Together about 8 ms of CPU at every gate's start, spent
+beside a test command that needs the machine's cores (issue 29: on two cores, the CPU
+a gate spends while ``cargo test`` runs is about half of it added to the gate's wall
+time).
 
 ``defer(name)`` puts a placeholder module in ``sys.modules``: ``import name`` binds it,
 and the first attribute read through it imports the real module (in whichever thread)
@@ -24,7 +27,10 @@ from types import ModuleType
 _lock = _thread.allocate_lock()
 
 # What a gate defers: everything else it needs, it imports.
-DEFERRED = ("inspect", "ast")
+DEFERRED = ("inspect", "ast", "ipaddress", "locale", "zlib", "bz2", "lzma")
+# The compiled module each of these needs, which a Python may be built without: where it
+# is missing, the module is imported as usual (and fails where it always did).
+NEEDS = {"zlib": "zlib", "bz2": "_bz2", "lzma": "_lzma"}
 
 
 class Deferred(ModuleType):
@@ -49,7 +55,15 @@ def load(placeholder: Deferred) -> ModuleType:
 
 def defer(*names: str) -> None:
     """Load each of ``names`` (top-level modules) at its first use, unless it is loaded
-    already."""
+    already or what it needs is missing (``NEEDS``)."""
     for name in names:
-        if name not in sys.modules:
+        if name not in sys.modules and _available(NEEDS.get(name)):
             sys.modules[name] = Deferred(name)
+
+
+def _available(compiled: str | None) -> bool:
+    if compiled is None or compiled in sys.builtin_module_names:
+        return True
+    from importlib.machinery import PathFinder
+
+    return PathFinder.find_spec(compiled) is not None
