@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, reasons, stage, targets
-from tests.runners.startlog import log_starts, starts, which
+from tests.runners.startlog import log_starts, spawn_order, starts, which
 from tests.runners.test_process import gone
 from tests.runners.toolchains import RS_MUL_TEST, rust_project
 
@@ -51,8 +51,8 @@ def test_cargo_starts_before_the_gate_reads_the_index(rust: GitRepo, tmp_path: P
     cargos = [s for s in seen if s[0] == "cargo"]
     assert len(cargos) == 1, seen  # the early run is the gate's run: cargo once
     assert Path(cargos[0][2]) == rust.root.resolve(), cargos
-    first_git = next(i for i, s in enumerate(seen) if s[0] == "git")
-    assert seen.index(cargos[0]) < first_git, seen  # before any git call of the gate
+    first_git = min(spawn_order(tmp_path, s) for s in seen if s[0] == "git")
+    assert spawn_order(tmp_path, cargos[0]) < first_git, seen  # before any git call
 
 
 def test_a_work_tree_unlike_the_index_is_judged_on_the_staged_tree(
