@@ -26,11 +26,12 @@ from types import ModuleType
 
 _lock = _thread.allocate_lock()
 
-# What a gate defers: everything else it needs, it imports.
-DEFERRED = ("inspect", "ast", "ipaddress", "locale", "zlib", "bz2", "lzma")
-# The compiled module each of these needs, which a Python may be built without: where it
-# is missing, the module is imported as usual (and fails where it always did).
+# What a gate defers (everything else it needs, it imports): modules always there, and
+# modules that need a compiled one a Python may be built without (``NEEDS``: where it is
+# missing, the module is imported as usual, and fails where it always did).
+PURE = ("inspect", "ast", "ipaddress", "locale")
 NEEDS = {"zlib": "zlib", "bz2": "_bz2", "lzma": "_lzma"}
+DEFERRED = (*PURE, *NEEDS)
 
 
 class Deferred(ModuleType):

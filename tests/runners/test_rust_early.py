@@ -191,3 +191,8 @@ def test_a_rust_red_loads_no_module_it_does_not_use(rust: GitRepo) -> None:
     assert "tddgit.runners.rust" in loaded.modules
     unused = ("typing", "_ast", "dis", "tokenize", "linecache", "_locale", "_bz2", "_lzma")
     assert [m for m in unused if m in loaded.modules] == []
+    from tddgit.early.defer import DEFERRED
+
+    # each still a placeholder, but what the interpreter had loaded already (a development
+    # install's import finder loads pathlib, and with it ipaddress, at start-up)
+    assert sorted(loaded.deferred) == sorted(set(DEFERRED) - set(loaded.started))
