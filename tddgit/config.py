@@ -11,7 +11,6 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tddgit.configkeys import (
     DEFAULT_MAX_COST,
@@ -31,7 +30,11 @@ from tddgit.defaultglobs import (
 )
 from tddgit.errors import ConfigError
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from tddgit.projects.scope import Scope
 
 # Re-exported: callers import the key table from here.

@@ -6,7 +6,6 @@ reads and holds the effective values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from tddgit.defaultglobs import (
     DEFAULT_OTHER_GLOBS,
@@ -15,6 +14,11 @@ from tddgit.defaultglobs import (
     DEFAULT_TEST_GLOBS,
     DEFAULT_VENDORED_GLOBS,
 )
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MODES = ("opt-in", "strict")
 RUNNERS = ("auto", "pytest", "junit", "go", "rust", "command")

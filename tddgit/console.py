@@ -10,7 +10,11 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 _COLOURS = {
     "red": "31",

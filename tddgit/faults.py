@@ -18,7 +18,7 @@ Points (``docs/reliability.md`` lists where each one sits):
 ``phase.before-gate``  a phase command, before the gate reads the index
 ``run.before``         the test runner, before the test process starts
 ``run.started``        the test process (and its watchdog) are running
-``evidence.write``     the evidence cache: temp file written and fsynced, not renamed
+``evidence.write``     the evidence cache: temp file written, not renamed
 ``lineage.write``      the lineage cache: temp file written, not renamed
 ``phase.before-commit``  the gate held and evidence is cached; ``git commit`` not run
 ``phase.after-commit``   the commit exists; its evidence note is not written yet

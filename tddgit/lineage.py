@@ -15,11 +15,12 @@ import subprocess
 from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.git import Repo
 from tddgit.reverts import reverted_commit
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     from tddgit.projects.scope import Scope

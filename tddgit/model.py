@@ -6,7 +6,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Outcome(str, Enum):

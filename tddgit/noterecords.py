@@ -14,9 +14,13 @@ a copy. The other records stay in the note for anyone to read (``git notes show`
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, parse_evidence
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _DECODER = json.JSONDecoder()
 

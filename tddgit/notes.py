@@ -13,13 +13,14 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import GitError
 from tddgit.evidence import MAX_BYTES, Evidence, EvidenceError, cache_get
 from tddgit.git import Repo
 from tddgit.noterecords import parse_note
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     from tddgit.blobs import BlobReader

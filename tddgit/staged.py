@@ -122,9 +122,19 @@ def diff_trees(repo: Repo, old: str, new: str, paths: Iterable[str] = ()) -> lis
     return changes
 
 
-def staged_change(repo: Repo, classifier: Classifier, *, amend: bool = False) -> StagedChange:
+def staged_change(
+    repo: Repo,
+    classifier: Classifier,
+    *,
+    amend: bool = False,
+    head: tuple[str | None, str] | None = None,
+) -> StagedChange:
     """The index against HEAD, or against HEAD's first parent for a commit that will
-    replace HEAD (``git commit --amend``)."""
+    replace HEAD (``git commit --amend``). ``head``: HEAD's commit and tree as the caller
+    read them already (``find_repo_at_head``; not used for ``amend``)."""
+    if head is not None and not amend:
+        tree = write_index_tree(repo)
+        return _change(repo, classifier, tree, *head)
     # The two git calls do not depend on each other: one round trip, not two, before a
     # gate can start its tests.
     found: list[tuple[str | None, str]] = []
@@ -135,7 +145,12 @@ def staged_change(repo: Repo, classifier: Classifier, *, amend: bool = False) ->
         tree = write_index_tree(repo)
     finally:
         thread.join()
-    head, base = found[0] if found else _head_and_tree(repo, rev)
+    return _change(repo, classifier, tree, *(found[0] if found else _head_and_tree(repo, rev)))
+
+
+def _change(
+    repo: Repo, classifier: Classifier, tree: str, head: str | None, base: str
+) -> StagedChange:
     files = tuple(diff_trees(repo, base, tree))
     kinds = {f.path: classifier.kind(f.path) for f in files}
     return StagedChange(tree=tree, head=head, base_tree=base, files=files, kinds=kinds)

@@ -88,6 +88,8 @@ def test_regions(masked: str) -> list[tuple[int, int, str]]:
 
 @dataclass(frozen=True)
 class _Fn:
+    """A ``#[test]`` function: its path in the file and the fingerprint of its text."""
+
     path: str  # module path inside the file, then the name: ``tests::adds``
     fingerprint: str
 

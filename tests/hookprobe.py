@@ -19,10 +19,17 @@ from pathlib import Path
 # or not, is in sys.modules by then.
 PROBE = """\
 import json, sys
+started = sorted(sys.modules)  # what the interpreter loaded before tddgit ran
 from tddgit.__main__ import main
 code = main(sys.argv[2:])
 with open(sys.argv[1], "w") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+    json.dump({
+        "code": code,
+        "modules": sorted(sys.modules),
+        # modules still waiting for their first use (tddgit.early.defer): never loaded
+        "deferred": sorted(n for n, m in sys.modules.items() if type(m).__name__ == "Deferred"),
+        "started": started,
+    }, fh)
 sys.exit(code)
 """
 
@@ -34,6 +41,8 @@ class Loaded:
     code: int  # what tddgit's main returned
     modules: tuple[str, ...]
     stderr: str
+    deferred: tuple[str, ...] = ()  # in ``modules``, but never loaded (tddgit.early.defer)
+    started: tuple[str, ...] = ()  # loaded before tddgit's entry point was imported
 
     def under(self, names: Iterable[str]) -> list[str]:
         """The loaded modules that are one of ``names`` or inside one of them."""
@@ -57,4 +66,10 @@ def loaded_modules(cwd: Path, argv: Sequence[str], stdin: str = "") -> Loaded:
         assert out.is_file(), f"the probe died (exit {proc.returncode}): {proc.stderr}"
         result = json.loads(out.read_text())
     assert proc.returncode == result["code"], proc.stderr
-    return Loaded(int(result["code"]), tuple(result["modules"]), proc.stderr)
+    return Loaded(
+        int(result["code"]),
+        tuple(result["modules"]),
+        proc.stderr,
+        tuple(result["deferred"]),
+        tuple(result["started"]),
+    )

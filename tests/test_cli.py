@@ -86,3 +86,25 @@ def test_status_in_an_empty_repo(repo: GitRepo) -> None:
 def test_no_colour_when_not_a_tty(repo: GitRepo) -> None:
     proc = repo.tddgit("status", env={"NO_COLOR": "", "FORCE_COLOR": ""})
     assert "\x1b[" not in proc.stdout
+
+
+def test_a_phase_command_in_a_bare_repository(tmp_path: Path) -> None:
+    """The phase commands find the repository and HEAD in one git call: a bare one is
+    still the usage error it was (HEAD's lines never pass for the work tree's)."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "b.git")], check=True)
+    proc = run("red", "--no-commit", cwd=tmp_path / "b.git")
+    assert proc.returncode == 2, proc.stderr
+    assert "bare repository" in proc.stderr
+
+
+def test_find_repo_at_head_on_an_unborn_and_a_born_branch(repo: GitRepo) -> None:
+    from tddgit.git import EMPTY_TREE, find_repo, find_repo_at_head
+
+    found, head = find_repo_at_head(repo.root)
+    assert found == find_repo(repo.root)
+    assert head == (None, EMPTY_TREE)  # an unborn branch: nothing is HEAD yet
+    repo.write("a.txt", "a\n")
+    repo.commit("first")
+    found, head = find_repo_at_head(repo.root / "")
+    assert found == find_repo(repo.root)
+    assert head == (repo.head(), repo.git("rev-parse", "HEAD^{tree}").strip())

@@ -71,8 +71,14 @@ def fast_path(phase: str, argv: Sequence[str]) -> int | None:
     if options is None:
         return None
     from tddgit import early
+    from tddgit.early.defer import NEEDS, PURE, defer
 
+    # Standard modules this gate may never use, loaded at their first use: CPU the test
+    # command needs. These without a look at the disk, before the early start (which
+    # imports pathlib, and pathlib ipaddress); the others after it.
+    defer(*PURE)
     early.begin(os.getcwd(), phase)  # the test command first: the gate's work overlaps it
+    defer(*NEEDS)
     try:
         from pathlib import Path
 

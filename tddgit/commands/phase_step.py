@@ -16,10 +16,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tddgit import console, faults
 from tddgit.errors import UsageError
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     from tddgit.evidence import Evidence
@@ -55,17 +56,19 @@ def run_phase(
     if messages and msg_file:
         raise UsageError("-m and -F cannot be combined", "use one of them")
     trailers = [f"GSD-Phase: {phase}", *_task_trailer(task, no_commit)]
-    from tddgit.git import find_repo
+    from tddgit.git import find_repo_at_head
     from tddgit.project import load_project_config, repo_projects
     from tddgit.projects.gate import run_step
     from tddgit.projects.names import repo_test_id
 
-    repo = find_repo(cwd)
+    repo, head = find_repo_at_head(cwd)
     config = load_project_config(repo, cwd)
     named = tuple(repo_test_id(t, repo.root, cwd, config.project) for t in tests)
     faults.point("phase.before-gate")
     with console.progress(f"{phase} gate", lines=True) as bar:
-        verdict = run_step(repo, repo_projects(repo), phase, named, on_progress=bar.update)
+        verdict = run_step(
+            repo, repo_projects(repo), phase, named, on_progress=bar.update, head=head
+        )
     if not verdict.holds or no_commit or not as_json:
         _emit(verdict, as_json)
     if not verdict.holds:

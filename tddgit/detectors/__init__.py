@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from tddgit.config import Config
 
 OVER_MOCKING = "over-mocking"

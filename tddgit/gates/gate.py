@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from tddgit import __version__
 from tddgit import early as early_start
@@ -20,9 +19,13 @@ from tddgit.git import Repo
 from tddgit.paths import Classifier, Kind
 from tddgit.staged import DirtyScan, StagedChange, staged_change
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 # The lineage, the plan's checks, the evidence and the fix lines are imported where they
 # are used, after the tests have started: until then every import is start-up time.
 if TYPE_CHECKING:
+    from typing import Any
+
     from tddgit.gates.ids import Comparison
     from tddgit.lineage import State
     from tddgit.model import RunResult
@@ -43,16 +46,18 @@ def run_gate(
     *,
     on_progress: Callable[[str], None] | None = None,
     amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> Verdict:
     """Judge the staged change as a ``phase`` step (``amend``: a step that replaces HEAD,
     judged against HEAD's parent). Runs the tests unless a check before the run already
-    refuses (the refusal is certain, and fast feedback matters)."""
+    refuses (the refusal is certain, and fast feedback matters). ``head``: HEAD's commit
+    and tree, when the caller has read them (``staged_change``)."""
     if phase not in PHASES:
         raise ValueError(phase)
     classifier = Classifier.from_config(config)
     dirty = DirtyScan(repo)  # its git calls run while the staged tree is read
     try:
-        return _gate(repo, config, phase, tests, classifier, dirty, on_progress, amend)
+        return _gate(repo, config, phase, tests, classifier, dirty, on_progress, amend, head)
     finally:
         dirty.close()
 
@@ -66,8 +71,9 @@ def _gate(
     dirty: DirtyScan,
     on_progress: Callable[[str], None] | None,
     amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> Verdict:
-    change = staged_change(repo, classifier, amend=amend)
+    change = staged_change(repo, classifier, amend=amend, head=head)
     if config.scope is not None:  # one project of several: its files are its step
         change = change.within(config.scope.owns)
     if not change.files and change.head is not None:

@@ -4,7 +4,8 @@ the run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:  # annotations only: a gate builds a Plan before its tests start
     from tddgit.evidence import Evidence
@@ -38,6 +39,8 @@ class Reason:
 
 @dataclass(frozen=True)
 class Verdict:
+    """A gate's answer: whether the step holds, why not, and the evidence when it does."""
+
     phase: str
     holds: bool
     reasons: tuple[Reason, ...]

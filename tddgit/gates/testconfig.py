@@ -17,10 +17,14 @@ import posixpath
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from tddgit.git import Repo
 from tddgit.staged import StagedChange, read_blob
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # (file name, section) of pytest's ini-style configuration
 _INI = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest"}

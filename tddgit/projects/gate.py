@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from tddgit.gates import Reason, Verdict, run_gate
 from tddgit.git import Repo
@@ -19,15 +18,22 @@ from tddgit.paths import Classifier, Kind
 from tddgit.projects.model import Project, Projects
 from tddgit.staged import StagedChange, staged_change
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 if TYPE_CHECKING:
     from tddgit.evidence import Evidence
 
 
 def touched(
-    repo: Repo, projects: Projects, tests: Sequence[str] = (), *, amend: bool = False
+    repo: Repo,
+    projects: Projects,
+    tests: Sequence[str] = (),
+    *,
+    amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> tuple[StagedChange, list[Project]]:
     """The staged change, and the projects it (and the tests named) touch, in order."""
-    change = staged_change(repo, Classifier.from_config(projects.top), amend=amend)
+    change = staged_change(repo, Classifier.from_config(projects.top), amend=amend, head=head)
     paths = [f.path for f in change.files] + [f.old_path for f in change.files if f.old_path]
     return change, list(projects.split([*paths, *tests]))
 
@@ -40,12 +46,14 @@ def run_step(
     *,
     on_progress: Callable[[str], None] | None = None,
     amend: bool = False,
+    head: tuple[str | None, str] | None = None,
 ) -> Verdict:
     """Judge the staged change as a ``phase`` step in every project it touches. ``tests``
-    are repository-relative ids; each goes to the gate of the project holding it."""
+    are repository-relative ids; each goes to the gate of the project holding it.
+    ``head``: HEAD's commit and tree, when the caller has read them."""
     if not projects.multi:
         only = projects.all[0].config
-        return run_gate(repo, only, phase, tests, on_progress=on_progress, amend=amend)
+        return run_gate(repo, only, phase, tests, on_progress=on_progress, amend=amend, head=head)
     stray = projects.outside(tests)
     if stray:
         from tddgit.errors import UsageError
@@ -55,15 +63,28 @@ def run_step(
             f"({', '.join(p.label for p in projects.all)})",
             "name the test relative to the repository, its project or the current directory",
         )
-    change, mine = touched(repo, projects, tests, amend=amend)
+    change, mine = touched(repo, projects, tests, amend=amend, head=head)
     if not mine:  # nothing any project holds: judged as the whole repository
-        return run_gate(repo, projects.top, phase, tests, on_progress=on_progress, amend=amend)
+        return run_gate(
+            repo, projects.top, phase, tests, on_progress=on_progress, amend=amend, head=head
+        )
     verdicts = []
     for project in mine:
         own = tuple(t for t in tests if projects.of(t) == project)
         progress = _labelled(on_progress, project.label) if len(mine) > 1 else on_progress
         verdicts.append(
-            (project, run_gate(repo, project.config, phase, own, on_progress=progress, amend=amend))
+            (
+                project,
+                run_gate(
+                    repo,
+                    project.config,
+                    phase,
+                    own,
+                    on_progress=progress,
+                    amend=amend,
+                    head=head,
+                ),
+            )
         )
     return combine(phase, verdicts, change)
 

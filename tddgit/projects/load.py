@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from tddgit.config import PROJECT_KEYS, Config, find_config_file, load_config
 from tddgit.errors import ConfigError
 from tddgit.git import Repo
 from tddgit.projects.model import Project, Projects
 from tddgit.projects.scope import Scope
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_projects(repo: Repo) -> Projects:

@@ -7,13 +7,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from tddgit.config import Config
 from tddgit.model import RunResult
 
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from tddgit.git import Repo
+
+    class Runner(Protocol):
+        name: str
+        # True when the runner can run a subset of tests by id (pytest); junit/command run
+        # their whole command and results are filtered afterwards.
+        selects_tests: bool
+
+        def run(self, request: RunRequest) -> RunResult: ...
 
 
 @dataclass(frozen=True)
@@ -87,15 +98,6 @@ def in_repo(result: RunResult, subdir: str) -> RunResult:
         for tid, _, rest in [line.partition(": ")]
     )
     return replace(result, tests=tests, coverage=coverage, tampered=tampered)
-
-
-class Runner(Protocol):
-    name: str
-    # True when the runner can run a subset of tests by id (pytest); junit/command run
-    # their whole command and results are filtered afterwards.
-    selects_tests: bool
-
-    def run(self, request: RunRequest) -> RunResult: ...
 
 
 def collect(runner: Runner, request: RunRequest) -> tuple[str, ...] | None:

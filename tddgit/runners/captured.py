@@ -22,6 +22,8 @@ MAX_OUTPUT = 64 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Captured:
+    """A finished command and what it wrote."""
+
     proc: ProcResult
     stdout: str
     stderr: str  # empty when stderr went to stdout (``merge``)

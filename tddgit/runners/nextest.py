@@ -12,10 +12,11 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tddgit.model import Outcome, TestResult
 from tddgit.runners.rustcauses import test_cause
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -25,6 +26,8 @@ MAX_REPORT = 32 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Nextest:
+    """A project's nextest run: the profile, and where its JUnit report is written."""
+
     profile: str
     report: Path  # where the JUnit report will be, for this project
 

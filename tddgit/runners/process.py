@@ -17,11 +17,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tddgit import faults
 from tddgit.errors import RunnerError
 from tddgit.procgroup import Child, Group, spawn, stop_watchdog
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
     from tddgit.jail import Jail
@@ -33,6 +34,8 @@ DRAIN_GRACE = 1.0  # seconds to wait for the rest of the output once the group i
 
 @dataclass(frozen=True)
 class ProcResult:
+    """How a test command ended: its exit code, the tail of its output, its time."""
+
     exit_code: int
     output_tail: str
     timed_out: bool

@@ -94,6 +94,8 @@ def _crate(project: Path) -> str:
 
 @dataclass
 class Read:
+    """The tests and notes read from cargo's output."""
+
     tests: list[TestResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-WRAPPER = '#!/bin/sh\necho "{name} $$ $(pwd) $*" >> "$TDDGIT_TEST_LOG"\nexec {real} "$@"\n'
+# Each start also records its process group (``/proc``'s 5th field: a wrapper's name has
+# no space), for ``spawn_order``.
+WRAPPER = (
+    "#!/bin/sh\n"
+    'echo "{name} $$ $(pwd) $*" >> "$TDDGIT_TEST_LOG"\n'
+    'echo "$$ $(cut -d" " -f5 /proc/$$/stat)" >> "$TDDGIT_TEST_LOG.groups"\n'
+    'exec {real} "$@"\n'
+)
 
 
 def log_starts(
@@ -36,6 +43,19 @@ def which(name: str) -> str:
     real = shutil.which(name)
     assert real is not None, name
     return real
+
+
+def spawn_order(tmp_path: Path, start: list[str]) -> int:
+    """When the gate spawned ``start`` (an entry of ``starts``), as a pid: the kernel hands
+    pids out in order. Not the log's order: two wrappers started a millisecond apart may
+    reach their ``echo`` in either order on a busy machine. An early run leads its own
+    process group (through a shell, the wrapper is the shell's child): its group's id is
+    the pid of what the gate spawned; a command the gate runs directly (git) stays in the
+    gate's group, which is this process's, and its own pid is what was spawned."""
+    log = tmp_path / "starts.log.groups"
+    groups = dict(line.split() for line in log.read_text().splitlines())
+    group = int(groups[start[1]])
+    return group if group != os.getpgrp() else int(start[1])
 
 
 def starts(tmp_path: Path) -> list[list[str]]:

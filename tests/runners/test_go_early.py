@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, reasons, stage, targets
-from tests.runners.startlog import log_starts, starts, which
+from tests.runners.startlog import log_starts, spawn_order, starts, which
 from tests.runners.test_process import gone
 from tests.runners.toolchains import GO_CALC, GO_CALC_TEST, GO_MUL, GO_MUL_TEST, go_project
 
@@ -54,7 +54,8 @@ def test_go_starts_before_the_gate_reads_the_index(go: GitRepo, tmp_path: Path) 
     gos = [s for s in seen if s[0] == "go"]
     assert [g[3:] for g in gos] == [["test", "-json", "."]], seen  # the early run is the gate's
     assert Path(gos[0][2]) == go.root.resolve(), gos
-    before = [s[3] for s in seen[: seen.index(gos[0])] if s[0] == "git"]
+    go_at = spawn_order(tmp_path, gos[0])
+    before = [s[3] for s in seen if s[0] == "git" and spawn_order(tmp_path, s) < go_at]
     assert before == ["diff-index"], seen  # only the early start's own look at the index
 
 
@@ -71,7 +72,8 @@ def test_a_green_starts_the_whole_module_before_any_git_call(go: GitRepo, tmp_pa
     seen = starts(tmp_path)
     gos = [s for s in seen if s[0] == "go"]
     assert [g[3:] for g in gos] == [["test", "-json", "./..."]], seen
-    assert seen.index(gos[0]) < next(i for i, s in enumerate(seen) if s[0] == "git"), seen
+    first_git = min(spawn_order(tmp_path, s) for s in seen if s[0] == "git")
+    assert spawn_order(tmp_path, gos[0]) < first_git, seen
 
 
 def test_the_staged_test_files_packages_are_run(go: GitRepo, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, stage, targets
-from tests.runners.startlog import log_starts, starts, which
+from tests.runners.startlog import log_starts, spawn_order, starts, which
 from tests.runners.test_process import gone
 
 pytestmark = pytest.mark.slow
@@ -61,8 +61,9 @@ def test_pytest_starts_before_the_gate_reads_the_index(py: GitRepo, tmp_path: Pa
     assert Path(runs[0][2]) == py.root.resolve(), runs
     # Only the early start's own look at the work tree (is it the index?) comes first:
     # the gate's reading of the index (`write-tree`, `rev-parse`) comes after pytest.
-    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
-    assert reads and seen.index(runs[0]) < reads[0], seen
+    reads = [s for s in seen if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
+    first_read = min(spawn_order(tmp_path, s) for s in reads) if reads else 0
+    assert reads and spawn_order(tmp_path, runs[0]) < first_read, seen
     assert not list((tmp_path / "scratch").glob("tddgit-*")), "the run's files stay"
 
 
@@ -126,12 +127,14 @@ def test_a_red_of_the_changed_tests_only_gets_no_early_start(py: GitRepo, tmp_pa
     assert len(runs) == 1 and runs[0][-1] == "tests/test_mul.py", runs
 
 
-def early_and_once(seen: list[list[str]]) -> None:
+def early_and_once(tmp_path: Path) -> None:
     """pytest ran once, before the gate's first look at the index."""
+    seen = starts(tmp_path)
     runs = pytests(seen)
     assert len(runs) == 1, seen
-    reads = [i for i, s in enumerate(seen) if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
-    assert reads and seen.index(runs[0]) < reads[0], seen
+    reads = [s for s in seen if s[0] == "git" and s[3] in ("write-tree", "rev-parse")]
+    first_read = min(spawn_order(tmp_path, s) for s in reads) if reads else 0
+    assert reads and spawn_order(tmp_path, runs[0]) < first_read, seen
 
 
 def test_a_yaml_configuration_starts_early_in_a_fresh_clone_and_after(
@@ -152,7 +155,7 @@ def test_a_yaml_configuration_starts_early_in_a_fresh_clone_and_after(
         starts(tmp_path)
         proc = py.tddgit("red", "--no-commit")
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        early_and_once(starts(tmp_path))
+        early_and_once(tmp_path)
 
 
 def test_a_yaml_configuration_beyond_plain_keys_gets_no_early_start(

@@ -6,6 +6,7 @@ and git, seen through wrappers on PATH that log each start and then exec the rea
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from tests.conftest import GitRepo
 from tests.runners.cycles import gate, reasons, stage, targets
-from tests.runners.startlog import log_starts, starts, which
+from tests.runners.startlog import log_starts, spawn_order, starts, which
 from tests.runners.test_process import gone
 from tests.runners.toolchains import RS_MUL_TEST, rust_project
 
@@ -50,8 +51,8 @@ def test_cargo_starts_before_the_gate_reads_the_index(rust: GitRepo, tmp_path: P
     cargos = [s for s in seen if s[0] == "cargo"]
     assert len(cargos) == 1, seen  # the early run is the gate's run: cargo once
     assert Path(cargos[0][2]) == rust.root.resolve(), cargos
-    first_git = next(i for i, s in enumerate(seen) if s[0] == "git")
-    assert seen.index(cargos[0]) < first_git, seen  # before any git call of the gate
+    first_git = min(spawn_order(tmp_path, s) for s in seen if s[0] == "git")
+    assert spawn_order(tmp_path, cargos[0]) < first_git, seen  # before any git call
 
 
 def test_a_work_tree_unlike_the_index_is_judged_on_the_staged_tree(
@@ -114,6 +115,20 @@ def test_the_targets_blobs_come_through_one_git_process(rust: GitRepo, tmp_path:
     assert [r[4:] for r in reads] == [["--batch"]], reads
 
 
+def test_the_gate_asks_git_for_its_repository_and_head_once(rust: GitRepo, tmp_path: Path) -> None:
+    """Where the work tree is and what HEAD is: one `git rev-parse`, not one for each
+    (a process is CPU taken from the cargo beside it), and the verdict is the same."""
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    starts(tmp_path)
+    proc = rust.tddgit("red", "--no-commit", "--json")
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    data = json.loads(proc.stdout)
+    assert targets(data) == {"calc": ("error", "not-implemented")}, data
+    parses = [s[4:] for s in starts(tmp_path) if s[0] == "git" and s[3] == "rev-parse"]
+    assert len(parses) == 1, parses
+    assert data["evidence"]["parent"] == rust.git("rev-parse", "HEAD").strip()
+
+
 def _unstaged_change(rust: GitRepo) -> None:
     """A staged red and an unstaged edit of it: the gate runs on a snapshot, elsewhere."""
     stage(rust, {"tests/mul.rs": RS_MUL_TEST})
@@ -162,3 +177,22 @@ def test_a_gate_run_on_a_snapshot_leaves_a_tracked_lock_file_as_it_was(
     assert code == 0, data["reasons"]
     assert next(s[2] for s in starts(tmp_path) if s[0] == "cargo") == str(rust.root.resolve())
     assert (rust.root / "Cargo.lock").read_text() == STALE_LOCK
+
+
+def test_a_rust_red_loads_no_module_it_does_not_use(rust: GitRepo) -> None:
+    """Every module a gate imports is CPU taken from the cargo beside it: no `typing`
+    (annotations only), and what `tddgit.early.defer` defers stays unloaded: `inspect`'s
+    machinery, `ast`'s parser, `locale`'s, and the compression modules `shutil` imports."""
+    from tests.hookprobe import loaded_modules
+
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    loaded = loaded_modules(rust.root, ["red", "--no-commit"])
+    assert loaded.code == 0, loaded.stderr
+    assert "tddgit.runners.rust" in loaded.modules
+    unused = ("typing", "_ast", "dis", "tokenize", "linecache", "_locale", "_bz2", "_lzma")
+    assert [m for m in unused if m in loaded.modules] == []
+    from tddgit.early.defer import DEFERRED
+
+    # each still a placeholder, but what the interpreter had loaded already (a development
+    # install's import finder loads pathlib, and with it ipaddress, at start-up)
+    assert sorted(loaded.deferred) == sorted(set(DEFERRED) - set(loaded.started))
