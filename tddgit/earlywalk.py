@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tddgit.git import _REPO_ENV, Repo
+from tddgit.git import Repo
+from tddgit.worktop import redirected, top
 
 if TYPE_CHECKING:
     from tddgit.history import _Walk
@@ -33,9 +34,7 @@ def start_early(args: Sequence[str], where: str = ".") -> None:
 
     if _EARLY or os.environ.get("TDDGIT_AUDIT_EARLY") == "0" or not _plain_audit(args):
         return
-    if any(k in os.environ for k in (*_REPO_ENV, "GIT_CEILING_DIRECTORIES")):
-        return
-    repo = _plain_repo(os.path.abspath(where))
+    repo = None if redirected() else _plain_repo(top(where))
     if repo is None:
         return
     import atexit
@@ -48,7 +47,7 @@ def start_early(args: Sequence[str], where: str = ".") -> None:
         walked = _walk(repo, ("HEAD",), None, None, None, False, False, env)
     except OSError:
         return
-    walked.key = _key(repo, env)
+    walked.key = _key(repo, env, False)
     _EARLY.append(walked)
     atexit.register(_discard)
 
@@ -70,41 +69,34 @@ def _plain_audit(args: Sequence[str]) -> bool:
     return i == len(args)
 
 
-def _plain_repo(cwd: str) -> Repo | None:
-    """The repository whose ``.git`` directory is in ``cwd`` or above it; None for
-    anything else (a linked worktree, a submodule's ``.git`` file, no repository)."""
+def _plain_repo(root: str | None) -> Repo | None:
+    """The repository of the work tree ``root`` when its ``.git`` is a directory of its
+    own; None for anything else (a linked worktree, a submodule's ``.git`` file)."""
     import os
     from pathlib import Path
 
-    d = cwd
-    while True:
-        dot = os.path.join(d, ".git")
-        if os.path.isdir(dot):
-            if os.path.exists(os.path.join(dot, "commondir")):
-                return None
-            return Repo(root=Path(d), git_dir=Path(dot), common_dir=Path(dot))
-        if os.path.exists(dot):
-            return None
-        up = os.path.dirname(d)
-        if up == d:
-            return None
-        d = up
+    if root is None:
+        return None
+    dot = os.path.join(root, ".git")
+    if not os.path.isdir(dot) or os.path.exists(os.path.join(dot, "commondir")):
+        return None
+    return Repo(root=Path(root), git_dir=Path(dot), common_dir=Path(dot))
 
 
-def _key(repo: Repo, walk_env: Mapping[str, str]) -> tuple[str, ...]:
+def _key(repo: Repo, walk_env: Mapping[str, str], blobs: bool) -> tuple[str, ...]:
     import os
 
-    where = (os.path.realpath(repo.root), os.path.realpath(repo.common_dir))
+    where = (os.path.realpath(repo.root), os.path.realpath(repo.common_dir), str(blobs))
     return (*where, *(f"{k}={v}" for k, v in sorted(walk_env.items())))
 
 
-def claim(repo: Repo, walk_env: Mapping[str, str]) -> _Walk | None:
+def claim(repo: Repo, walk_env: Mapping[str, str], blobs: bool) -> _Walk | None:
     """The early walk when it is this one (see ``start_early``); any other is stopped.
     ``open_history`` asks, for the audit's read of the current branch."""
     if not _EARLY:
         return None
     walked = _EARLY.pop()
-    if walked.key == _key(repo, walk_env):
+    if walked.key == _key(repo, walk_env, blobs):
         return walked
     walked.stack.close()
     return None

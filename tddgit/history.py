@@ -171,17 +171,12 @@ def open_history(
     ``walk_env``: more environment for the git that walks the history in order (the
     audit's commit-graph, ``tddgit.commitgraph``)."""
     default = not (since or until or author or paths or find_copies) and revs == ("HEAD",)
-    early = claim(repo, walk_env or {}) if default and reverse and with_files else None
+    walked = claim(repo, walk_env or {}, blobs) if default and reverse and with_files else None
     with contextlib.ExitStack() as stack:
         reader: Generator[Commit, None, None]
-        if early is not None and early.blobs == blobs:
-            stack.enter_context(early.stack)
-            err, proc = early.err, early.proc
-            reader = _parents_first(repo, revs, early.shown, err, blobs, idle)
-        elif reverse and with_files and not paths:
-            if early is not None:
-                early.stack.close()  # started for another reading of the history
-            walked = _walk(repo, revs, since, until, author, find_copies, blobs, walk_env)
+        if reverse and with_files and not paths:  # a claimed early walk is one of these
+            if walked is None:
+                walked = _walk(repo, revs, since, until, author, find_copies, blobs, walk_env)
             stack.enter_context(walked.stack)
             err, proc = walked.err, walked.proc
             reader = _parents_first(repo, revs, walked.shown, err, blobs, idle)
@@ -210,10 +205,9 @@ class _Walk:
         proc: subprocess.Popen[bytes],
         shown: _Show,
         key: tuple[str, ...] = (),
-        blobs: bool = False,
     ) -> None:
         self.stack, self.err, self.proc, self.shown = stack, err, proc, shown
-        self.key, self.blobs = key, blobs
+        self.key = key  # an early walk's (``tddgit.earlywalk``)
 
 
 def _walk(
@@ -237,7 +231,7 @@ def _walk(
         shown = _Show(repo, proc, order, ids, _show_args(True, find_copies, blobs), err)
         stack.callback(shown.reap)  # after the walk is stopped (the callback below)
         stack.callback(stop, proc)
-        return _Walk(stack.pop_all(), err, proc, shown, blobs=blobs)
+        return _Walk(stack.pop_all(), err, proc, shown)
 
 
 # Parents first, files included (the audit's read). ``git log --reverse`` makes git diff

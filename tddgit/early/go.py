@@ -18,9 +18,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from tddgit.early.look import PYTEST_FILES, STEERING, detected_first, redirected, steered, top
+from tddgit.early.look import PYTEST_FILES, STEERING, detected_first, steered
 from tddgit.gocmd import go_argv, packages_for
 from tddgit.importpaths import import_env
+from tddgit.worktop import redirected, top
 
 _OTHERS = (*PYTEST_FILES, "package.json", "pom.xml")  # detection picks their runner first
 # Keys that change which packages the gate runs: the scope, which files are tests.

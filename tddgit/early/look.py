@@ -1,6 +1,6 @@
 """A cheap, conservative look at a repository's top for the early start's guesses
 (``tddgit.early.rust``, ``tddgit.early.go``): a few stats and small reads, no git, no
-configuration parsing. A doubt means no early start; a wrong guess costs only the early
+configuration parsing (the work tree's top: ``tddgit.worktop``). A doubt means no early start; a wrong guess costs only the early
 run (the runner claims it only when it is exactly its own, ``tddgit.early.claim``).
 """
 
@@ -26,24 +26,6 @@ PYTEST_FILES = (
 )
 CONFIGS = (".tddgit.yaml", ".tddgit.yml")
 STEERING = ("root", "projects", "runner")  # top-level configuration keys that move the run
-
-
-def redirected() -> bool:
-    """Whether git is pointed elsewhere (a hook's index, another work tree)."""
-    return any(os.environ.get(v) for v in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"))
-
-
-def top(cwd: str) -> str | None:
-    """The work tree's top directory (the nearest holding ``.git``), or None. Strings, not
-    ``pathlib``: the Rust guess runs before it is imported."""
-    folder = os.path.abspath(cwd)
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def detected_first(root: str | Path, others: Iterable[str]) -> bool:

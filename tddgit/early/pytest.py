@@ -24,9 +24,10 @@ from pathlib import Path
 
 from tddgit.bytecache import drop_stale
 from tddgit.early import capture_dir
-from tddgit.early.look import CONFIGS, redirected, top
+from tddgit.early.look import CONFIGS
 from tddgit.importpaths import import_env
 from tddgit.pytestcmd import auto_python, run_argv, run_env
+from tddgit.worktop import redirected, top
 
 TYPE_CHECKING = False  # `typing` itself is not imported before the spawn
 
@@ -42,7 +43,7 @@ _PYTEST_FILES = ("pytest.ini", ".pytest.ini", "conftest.py")
 _NESTED = tuple(
     f"*/{name}" for name in ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", *_OTHERS)
 )
-# Besides a redirected git (``look.redirected``): another common directory or pathspec
+# Besides a redirected git (``worktop.redirected``): another common directory or pathspec
 # syntax than the plain one.
 _GIT_ENV = (
     "GIT_COMMON_DIR",

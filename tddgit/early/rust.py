@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 
 from tddgit.cargocmd import cargo_argv, cargo_env, doc_tests_possible
-from tddgit.early.look import PYTEST_FILES, detected_first, redirected, steered, top
+from tddgit.early.look import PYTEST_FILES, detected_first, steered
 from tddgit.importpaths import import_env
+from tddgit.worktop import redirected, top
 
 # Files at the top that detection weighs before Cargo.toml (``runners/detect.py``), or
 # that configure the run another way: with any of them, no early start.
