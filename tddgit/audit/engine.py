@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tddgit.audit.afterfact import TestAfterIndex
-from tddgit.audit.answercache import AnswerCache
+from tddgit.audit.answercache import AnswerCache, classifier_digest
 from tddgit.audit.checkview import CommitView, count, finding
 from tddgit.audit.imports import ImportResolver
 from tddgit.audit.lineage import Lineage
@@ -62,6 +62,7 @@ class Auditor:
         self._classifier = classifier
         self._sink = sink  # gets each record as it is made, and any later replacement
         self._kinds: dict[str, str] = {}
+        self._kinds_read = 0  # how many of them an earlier audit classified (prepare)
         self._notes = notes
         # a trailer commit without a note: the evidence cached for its tree, if any (a
         # commit made with --no-verify after `--no-commit`, a copy git gave no note)
@@ -108,8 +109,14 @@ class Auditor:
         self.agents: dict[str, str] = self._phases.agents  # sha -> its GSD-Agent's model
 
     def prepare(self) -> None:
-        """Load the answers of earlier audits now (while git walks the history)."""
-        self._stubs.answers.load()
+        """Load the answers of earlier audits now (while git walks the history), and the
+        kinds they gave the history's paths."""
+        answers = self._stubs.answers
+        answers.load()
+        kinds = answers.kinds(classifier_digest(self._classifier))
+        if kinds:
+            self._kinds.update(kinds)
+            self._kinds_read = len(self._kinds)
 
     # --- per commit ------------------------------------------------------------------
 
@@ -375,7 +382,10 @@ class Auditor:
         # In history order, but for stub batches settled on the way and deferred work:
         # sorted by the position of each finding's commit (a stable sort, in C).
         later = self._stubs.resolve()
-        self._stubs.answers.save()
+        answers = self._stubs.answers
+        if len(self._kinds) > self._kinds_read:  # paths classified for the first time
+            answers.keep_kinds(classifier_digest(self._classifier), self._kinds)
+        answers.save()
         found = self.findings + later
         keys = self._found_at + [self._index.get(f.commit, -1) for f in later]
         found = [found[i] for i in sorted(range(len(found)), key=keys.__getitem__)]

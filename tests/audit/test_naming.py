@@ -62,3 +62,10 @@ def test_js_imports_only_relative():
 def test_java_imports():
     text = "package a;\nimport com.acme.Parser;\nimport static com.acme.Util.x;\n"
     assert ("parser", "jvm") in naming.imported_keys(text, "jvm")
+
+
+def test_kotlin_imports_without_semicolons_are_each_read() -> None:
+    """Each import on its own line: the pattern read the next line's indent as part of
+    an import without a semicolon, and the indented import after it went unread."""
+    text = "import com.example.Calculator\n    import com.example.Strings\nclass T\n"
+    assert naming.imported_keys(text, "jvm") == {("calculator", "jvm"), ("strings", "jvm")}
