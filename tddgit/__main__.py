@@ -6,6 +6,18 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C while Python still imports the command line, before the command's own
+        # handler (tddgit.entry.guarded) is in place: its one line, not a traceback.
+        import os
+
+        os.write(2, b"tddgit: interrupted\n")
+        return 130  # tddgit.errors.EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) > 1 and args[0] == "hook":
         # Hooks run on every commit: skip click and the CLI machinery (PRODUCT.md §11).

@@ -63,3 +63,27 @@ def test_interrupt_mid_run_leaves_everything_as_it_was(
     assert snapshot_state(repo) == before
     assert repo.git("rev-list", "--count", "HEAD").strip() == "1"
     assert list(tmpdir.iterdir()) == [], "the snapshot was not removed"
+
+
+@pytest.mark.parametrize("args", [["audit"], ["status"], ["-C", ".", "audit", "--format", "json"]])
+def test_ctrl_c_while_the_command_line_loads_is_one_line(
+    repo: GitRepo, tmp_path: Path, args: list[str]
+) -> None:
+    """Ctrl-C while Python still imports the command line (before any command's own
+    handler is in place): one line and 130, not a KeyboardInterrupt traceback. A
+    ``click`` first on the path raises it exactly where a Ctrl-C would land."""
+    start_project(repo)
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "click.py").write_text("raise KeyboardInterrupt\n")
+    path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(
+        [*TDDGIT, *args],
+        cwd=repo.root,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 130, done.stdout + done.stderr
+    assert done.stderr == "tddgit: interrupted\n"
