@@ -44,6 +44,7 @@ def pass_over(root: Path) -> tuple[list[tuple[str, ...]], list[tuple[Any, ...]],
     r = find_repo(root)
     with open_history(r, ("HEAD",), reverse=True) as commits, BlobReader(r) as blobs:
         auditor = Auditor(Classifier.from_config(load_config(r.root)), {}, blobs)
+        auditor.prepare()  # as run_audit does: the answers and the paths' kinds
         for c in commits:
             auditor.feed(c)
         findings, _ = auditor.finish()
@@ -95,6 +96,47 @@ def test_a_corrupt_or_foreign_file_is_ignored_and_rewritten(repo: GitRepo) -> No
         json.dumps([good]),
     ):
         path.write_text(bad)
+        again = pass_over(repo.root)
+        assert again[:2] == first[:2]
+        assert again[2] == first[2]  # nothing trusted: everything read again
+        assert json.loads(path.read_text()) == good
+
+
+def test_the_kinds_of_paths_are_kept_per_classifier(repo: GitRepo) -> None:
+    """A warm audit classifies no path it has seen (the kinds are kept); a changed
+    classifier (here: `calc.py` configured as a test file) classifies them all anew and
+    its audit says what that classifier says."""
+    history(repo)
+    first = pass_over(repo.root)
+    path = cache_file(repo)
+    doc = json.loads(path.read_text())
+    [(of, kinds)] = doc["kinds"].items()
+    assert kinds == {
+        "test_calc.py": "test",
+        "calc.py": "production",
+        "sub.py": "production",
+        "mul.py": "production",
+    }
+    saved = path.stat().st_mtime_ns
+    assert pass_over(repo.root)[:2] == first[:2]
+    assert path.stat().st_mtime_ns == saved  # nothing new: the file is not written
+    repo.write(".tddgit.yml", "test_globs: ['test_*.py', 'calc.py']\n")
+    other = pass_over(repo.root)
+    kinds_by = json.loads(path.read_text())["kinds"]
+    assert kinds_by[of] == kinds  # the first classifier's are kept beside
+    [new] = [k for k in kinds_by if k != of]
+    assert kinds_by[new]["calc.py"] == "test"
+    assert [r[1] for r in other[1]] != [r[1] for r in first[1]]
+
+
+def test_a_corrupt_kinds_map_makes_the_file_ignored(repo: GitRepo) -> None:
+    history(repo)
+    first = pass_over(repo.root)
+    path = cache_file(repo)
+    good = json.loads(path.read_text())
+    [of] = good["kinds"]
+    for bad in ({of: {"calc.py": "tests"}}, {of: {"calc.py": ["test"]}}, {"x": {}}, [of]):
+        path.write_text(json.dumps({**good, "kinds": bad}))
         again = pass_over(repo.root)
         assert again[:2] == first[:2]
         assert again[2] == first[2]  # nothing trusted: everything read again

@@ -23,7 +23,7 @@ from lists.views import home
 from . import helpers
 from ..pkg.mod import (thing,
     other)
-from  models   import   Item   
+from  models   import   Item\x20\t\x20
 \x0cimport formfeed_is_not_an_import_line_start
 import a.b.c
 class T:
