@@ -179,6 +179,10 @@ def audit(
         prerender_json=_json_stream_encoding(output) if fmt == "json" else None,
         leave_to_exit=True,
     )
+    if fmt == "text":
+        from tddgit.audit.render_text import preload
+
+        preload()
     with console.progress("auditing history") as bar:
         verifier = _verifier(a, jobs, bar) if verify else None
         if verifier is not None:
