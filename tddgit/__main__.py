@@ -54,6 +54,12 @@ def _main(argv: list[str] | None) -> int:
         from tddgit.earlywalk import start_early
 
         start_early(args[at + 1 :], args[1] if at else ".")
+        # A plain audit (a format and an output file at most) needs no click either.
+        from tddgit.commands.audit_fast import fast_path as audit_fast_path
+
+        code = audit_fast_path(args[at + 1 :], args[1] if at else None)
+        if code is not None:
+            return code
     from tddgit.cli import run
 
     return run(args)

@@ -6,21 +6,17 @@ Subcommands live in ``tddgit.commands.<module>`` and are imported only when invo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from tddgit import __version__
+from tddgit.appcontext import AppContext
 from tddgit.errors import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
 )
-
-if TYPE_CHECKING:
-    from tddgit.config import Config
-    from tddgit.git import Repo
 
 # name -> (module, attribute). Order here is the order of `tddgit --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -42,32 +38,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "notes": ("tddgit.commands.notes", "notes"),
     "ci": ("tddgit.commands.ci", "ci"),
 }
-
-
-@dataclass
-class AppContext:
-    """What every command gets: where to work, and lazily the repo and its config."""
-
-    cwd: Path
-    debug: bool = False
-    _repo: Repo | None = field(default=None, repr=False)
-    _config: Config | None = field(default=None, repr=False)
-
-    @property
-    def repo(self) -> Repo:
-        if self._repo is None:
-            from tddgit.git import find_repo
-
-            self._repo = find_repo(self.cwd)
-        return self._repo
-
-    @property
-    def config(self) -> Config:
-        if self._config is None:
-            from tddgit.project import load_project_config
-
-            self._config = load_project_config(self.repo, self.cwd)
-        return self._config
 
 
 class LazyGroup(click.Group):

@@ -65,7 +65,9 @@ def test_interrupt_mid_run_leaves_everything_as_it_was(
     assert list(tmpdir.iterdir()) == [], "the snapshot was not removed"
 
 
-@pytest.mark.parametrize("args", [["audit"], ["status"], ["-C", ".", "audit", "--format", "json"]])
+@pytest.mark.parametrize(
+    "args", [["audit", "--format", "markdown"], ["status"], ["-C", ".", "config"]]
+)
 def test_ctrl_c_while_the_command_line_loads_is_one_line(
     repo: GitRepo, tmp_path: Path, args: list[str]
 ) -> None:

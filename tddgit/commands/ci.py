@@ -9,7 +9,8 @@ import click
 
 from tddgit.ci.reports import Outputs
 from tddgit.cli import app
-from tddgit.commands.audit import Thresholds, _rule_list, gate, threshold_options
+from tddgit.commands.audit import threshold_options
+from tddgit.commands.audit_run import Thresholds, gate, rule_list
 
 
 @click.command("ci")
@@ -77,7 +78,7 @@ def ci(
     from tddgit.ci.reports import write_all
     from tddgit.ci.shallow import fetch_notes, prepare
 
-    thresholds = Thresholds(fail_under, _rule_list(fail_on), require_evidence, min_evidence)
+    thresholds = Thresholds(fail_under, rule_list(fail_on), require_evidence, min_evidence)
     run = detect(os.environ)
     a = app(ctx)
     repo = a.repo
