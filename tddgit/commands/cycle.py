@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from tddgit import console
-from tddgit.cli import AppContext, app
+from tddgit.appcontext import AppContext
+from tddgit.cli import app
 from tddgit.errors import UsageError
 
 if TYPE_CHECKING:

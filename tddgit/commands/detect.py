@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from tddgit import __version__, console
-from tddgit.cli import AppContext, app
+from tddgit.appcontext import AppContext
+from tddgit.cli import app
 from tddgit.config import Config, default_config
 from tddgit.detectors import (
     PARSE_ERROR,
