@@ -66,6 +66,10 @@ class AuditOptions:
     # The process ends soon after this audit (the CLI): the pass's working structures are
     # left to the operating system instead of being freed one object at a time.
     leave_to_exit: bool = False
+    # Called with the records and the findings once they are final, before the metrics,
+    # when they are the report's own (no selection by path, date or author, no post
+    # checks): a renderer may start on them (``tddgit.audit.textparts``).
+    on_final: Callable[[Sequence[CommitRecord], Sequence[Finding]], None] | None = None
 
 
 def _classifier(base: Classifier, blobs: BlobReader, revs: tuple[str, ...]) -> Classifier:
@@ -275,6 +279,8 @@ def run_audit(
                         ("episodes", auditor.episodes),
                     )
                     prerender.start(arrays, spool.encoding, spool.errors)
+            if options.on_final is not None and selected is None and not options.post_checks:
+                options.on_final(auditor.records, findings)
             report = _pass_report(rng, auditor, findings, cycles, notes, selected)
         finally:
             if was_enabled:

@@ -58,7 +58,7 @@ def write_markdown(report: AuditReport, stream: IO[str]) -> None:
     if report.findings:
         rows = [
             (sev, f"`{rule}`", f"`{sha}`", basis, msg)
-            for sev, rule, sha, basis, msg in finding_rows(report, SHOWN_FINDINGS)
+            for sev, rule, sha, basis, msg in finding_rows(report.findings, SHOWN_FINDINGS)
         ]
         lines += _table(FINDING_HEADER, rows)
         hidden = len(report.findings) - SHOWN_FINDINGS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
-from tddgit.audit.model import AuditReport
+from tddgit.audit.model import AuditReport, CommitRecord, Finding
 from tddgit.audit.tables import (
     AGENT_HEADER,
     AUTHOR_HEADER,
@@ -24,6 +24,7 @@ from tddgit.audit.tasks import TASK_HEADER, task_rows
 from tddgit.console import plural
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
 SHOWN_FINDINGS = 100
@@ -32,39 +33,17 @@ _PHASE_STYLE = {"red": "bold red", "green": "bold green", "refactor": "bold blue
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "note": "cyan"}
 
 
-def preload() -> None:
-    """Import rich's console and tables in a thread while the audit's pass runs: a pass
-    that waits for git's stream (the compiled one) leaves the interpreter idle, and the
-    import (~20 ms) is then not on the way to the report; the pure pass loses nothing
-    (the same work, done earlier)."""
-    import threading
-
-    def load() -> None:
-        import rich.console
-        import rich.table
-        import rich.text  # noqa: F401
-
-    threading.Thread(target=load, name="tddgit-rich", daemon=True).start()
-
-
 def write_text(report: AuditReport, stream: IO[str]) -> None:
     # Cells are rich Text, never markup strings: a history's tables hold ~1,500 cells,
     # and parsing each as markup (then for emoji codes) was a sixth of the rendering.
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from tddgit.console import colour_enabled
+    from tddgit.audit.textparts import taken
 
-    colour = colour_enabled(stream)
-    console = Console(
-        file=stream,
-        force_terminal=colour,
-        no_color=not colour,
-        width=None if colour else 110,
-        highlight=False,
-        soft_wrap=False,
-    )
+    console = make_console(stream)
+    # the two long tables, when a child rendered them while the metrics were computed
+    parts = taken(report.commits, report.findings)
     console.print(f"[bold]{title(report)}[/bold]")
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}", markup=True)
@@ -76,21 +55,12 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
         summary.add_row(Text(k), Text(v))
     console.print(summary)
 
-    recent = [c for c in report.commits if not c.is_merge][-RECENT_COMMITS:]
-    if recent:
-        table = Table(title="Recent commits", title_justify="left")
-        for col in ("commit", "phase", "source", "kind", "subject"):
-            table.add_column(col, overflow="fold" if col == "subject" else "ellipsis")
-        for c in recent:
-            phase = c.phase or (c.attempt or "–")
-            table.add_row(
-                Text(c.sha[:10]),
-                Text(phase, style=_PHASE_STYLE.get(c.phase or "", "dim")),
-                Text(c.phase_source),
-                Text(c.kind),
-                Text(c.subject),
-            )
-        console.print(table)
+    if parts is not None:
+        stream.write(parts[0])
+    else:
+        table = recent_table(report.commits)
+        if table is not None:
+            console.print(table)
 
     tasks = task_rows(report.cycles)
     if tasks:
@@ -110,20 +80,76 @@ def write_text(report: AuditReport, stream: IO[str]) -> None:
 
     if report.findings:
         console.print(_people("Findings by rule", ("rule", "findings"), rule_rows(m)))
-        table = Table(
-            title=f"Findings ({len(report.findings)}, newest first)", title_justify="left"
-        )
-        for col in FINDING_HEADER:
-            table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
-        for sev, rule, sha, basis, msg in finding_rows(report, SHOWN_FINDINGS, newest_first=True):
-            style = _SEVERITY_STYLE.get(sev, "")
-            table.add_row(Text(sev, style=style), Text(rule), Text(sha), Text(basis), Text(msg))
-        console.print(table)
+        if parts is not None:
+            stream.write(parts[1])
+        else:
+            console.print(findings_table(report.findings))
         hidden = len(report.findings) - SHOWN_FINDINGS
         if hidden > 0:
             console.print(f"… and {plural(hidden, 'more finding')} (use --format json for all)")
     else:
         console.print("[green]No findings.[/green]")
+
+
+def make_console(stream: IO[str], width: int | None = None) -> Console:
+    """The console the report is printed on: colour only on a terminal (``NO_COLOR``
+    honoured), 110 columns elsewhere; ``width``: that of another console, for a child
+    that renders part of the report into a string (``tddgit.audit.textparts``)."""
+    from rich.console import Console
+
+    from tddgit.console import colour_enabled
+
+    colour = colour_enabled(stream)
+    return Console(
+        file=stream,
+        force_terminal=colour,
+        no_color=not colour,
+        width=width if width is not None else None if colour else 110,
+        highlight=False,
+        soft_wrap=False,
+    )
+
+
+def recent_table(commits: Sequence[CommitRecord]) -> Table | None:
+    """The last commits that are not merges, oldest first (None: there is none)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    recent: list[CommitRecord] = []
+    for c in reversed(commits):  # from the end: a history has thousands of commits
+        if not c.is_merge:
+            recent.append(c)
+            if len(recent) == RECENT_COMMITS:
+                break
+    if not recent:
+        return None
+    table = Table(title="Recent commits", title_justify="left")
+    for col in ("commit", "phase", "source", "kind", "subject"):
+        table.add_column(col, overflow="fold" if col == "subject" else "ellipsis")
+    for c in reversed(recent):
+        phase = c.phase or (c.attempt or "–")
+        table.add_row(
+            Text(c.sha[:10]),
+            Text(phase, style=_PHASE_STYLE.get(c.phase or "", "dim")),
+            Text(c.phase_source),
+            Text(c.kind),
+            Text(c.subject),
+        )
+    return table
+
+
+def findings_table(findings: Sequence[Finding]) -> Table:
+    """The newest ``SHOWN_FINDINGS`` findings, newest first."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"Findings ({len(findings)}, newest first)", title_justify="left")
+    for col in FINDING_HEADER:
+        table.add_column(col, overflow="fold" if col == "message" else "ellipsis")
+    for sev, rule, sha, basis, msg in finding_rows(findings, SHOWN_FINDINGS, newest_first=True):
+        style = _SEVERITY_STYLE.get(sev, "")
+        table.add_row(Text(sev, style=style), Text(rule), Text(sha), Text(basis), Text(msg))
+    return table
 
 
 def _people(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:

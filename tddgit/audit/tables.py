@@ -6,9 +6,10 @@ write a number, a duration and a title in every format.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from tddgit.audit.model import AuditReport
+from tddgit.audit.model import AuditReport, Finding
 
 
 def _num(value: Any, suffix: str = "") -> str:
@@ -157,9 +158,9 @@ FINDING_HEADER = ("severity", "rule", "commit", "basis", "message")
 
 
 def finding_rows(
-    report: AuditReport, limit: int | None = None, *, newest_first: bool = False
+    findings: Sequence[Finding], limit: int | None = None, *, newest_first: bool = False
 ) -> list[tuple[str, ...]]:
-    found = report.findings[::-1] if newest_first else report.findings
+    found = findings[::-1] if newest_first else findings
     shown = found if limit is None else found[:limit]
     return [(f.severity, f.rule, f.commit[:10], f.basis or "-", f.message) for f in shown]
 

@@ -79,9 +79,11 @@ def execute(a: AppContext, r: AuditRequest) -> None:
         leave_to_exit=True,
     )
     if fmt == "text":
-        from tddgit.audit.render_text import preload
+        from tddgit.audit import textparts
 
-        preload()
+        textparts.preload()
+        if output is None:  # (a file is opened once the audit is done)
+            options = replace(options, on_final=textparts.starter(sys.stdout))
     with console.progress("auditing history") as bar:
         verifier = _verifier(a, jobs, bar) if r.verify else None
         if verifier is not None:
