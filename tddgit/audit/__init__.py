@@ -12,24 +12,16 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tddgit.audit.basis import attach as attach_basis
-from tddgit.audit.model import (
-    AuditRange,
-    AuditReport,
-    CommitRecord,
-    Cycle,
-    Episode,
-    Finding,
-    Tally,
-)
+from tddgit.audit.model import AuditRange, AuditReport, CommitRecord, Finding
 
 if TYPE_CHECKING:
     from tddgit.audit.engine import Auditor
-    from tddgit.audit.projects import Part, ProjectsAuditor
+    from tddgit.audit.projects import ProjectsAuditor
     from tddgit.blobs import BlobReader
     from tddgit.config import Config
     from tddgit.evidence import Evidence
@@ -129,7 +121,9 @@ def run_audit(
     )
     if options.revs == ("HEAD",) and not head_has_commit(repo) and repo.head() is None:
         notes = [*history_notes(repo), "the repository has no commits yet"]
-        return _report(rng, [], [], [], [], notes, __version__)
+        from tddgit.audit.assemble import report_of
+
+        return report_of(rng, [], [], [], [], notes, __version__)
     # Paths, dates and an author select the commits reported; their phases, cycles and
     # findings come from the whole lineage (a green's red is often in another file, made
     # by someone else, or before the date).
@@ -157,6 +151,7 @@ def run_audit(
         ) as commits,
         BlobReader(repo) as blobs,
     ):
+        from tddgit.audit.assemble import pass_report
         from tddgit.audit.engine import Auditor
         from tddgit.notes import NOTES_REF, read_all_notes
         from tddgit.paths import Classifier
@@ -281,7 +276,7 @@ def run_audit(
                     prerender.start(arrays, spool.encoding, spool.errors)
             if options.on_final is not None and selected is None and not options.post_checks:
                 options.on_final(auditor.records, findings)
-            report = _pass_report(rng, auditor, findings, cycles, notes, selected)
+            report = pass_report(rng, auditor, findings, cycles, notes, selected)
         finally:
             if was_enabled:
                 gc.enable()
@@ -290,7 +285,7 @@ def run_audit(
     if options.post_checks:
         extra = [f for check in options.post_checks for f in check(report)]
         attach_basis(extra, auditor.records, auditor.positions())
-        report = _pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
+        report = pass_report(rng, auditor, [*findings, *extra], cycles, notes, selected)
     return report
 
 
@@ -325,98 +320,6 @@ def keep_until_exit(obj: object) -> None:
     keep: list[object] = [obj]
     keep.append(keep)
     gc.freeze()
-
-
-def _pass_report(
-    rng: AuditRange,
-    auditor: Auditor | ProjectsAuditor,
-    findings: Sequence[Finding],
-    cycles: Sequence[Cycle],
-    notes: Sequence[str],
-    selected: frozenset[str] | None = None,
-) -> AuditReport:
-    """The report of a finished pass (its records, episodes, index and counts); with
-    ``selected`` (a path filter's commits), of those commits only."""
-    from tddgit import __version__
-    from tddgit.audit.projects import ProjectsAuditor
-
-    records, episodes = auditor.records, auditor.episodes
-    agents = auditor.agents
-    parts = auditor.parts() if isinstance(auditor, ProjectsAuditor) else []
-    if selected is None:
-        positions, tally = auditor.positions(), auditor.tally()
-        return _report(
-            rng,
-            records,
-            findings,
-            cycles,
-            episodes,
-            notes,
-            __version__,
-            positions,
-            tally,
-            agents,
-            parts,
-        )
-    records = [r for r in records if r.sha in selected]
-    shown = {r.cycle for r in records if r.cycle is not None}
-    return _report(
-        rng,
-        records,
-        [f for f in findings if f.commit in selected],
-        [c for c in cycles if c.id in shown],
-        [e for e in episodes if e.first in selected or e.last in selected],
-        notes,
-        __version__,
-        agents=agents,
-        parts=[_selected(part, selected) for part in parts],
-    )
-
-
-def _selected(part: Part, selected: frozenset[str]) -> Part:
-    from dataclasses import replace
-
-    records = [r for r in part.records if r.sha in selected]
-    shown = {r.cycle for r in records if r.cycle is not None}
-    return replace(
-        part,
-        records=records,
-        findings=[f for f in part.findings if f.commit in selected],
-        cycles=[c for c in part.cycles if c.id in shown],
-        episodes=[e for e in part.episodes if e.first in selected or e.last in selected],
-    )
-
-
-def _report(
-    rng: AuditRange,
-    records: Sequence[CommitRecord],
-    findings: Sequence[Finding],
-    cycles: Sequence[Cycle],
-    episodes: Sequence[Episode],
-    notes: Sequence[str],
-    version: str,
-    positions: Mapping[str, int] | None = None,
-    tally: Tally | None = None,
-    agents: Mapping[str, str] | None = None,
-    parts: Sequence[Part] = (),
-) -> AuditReport:
-    from tddgit.audit.metrics import compute, per_agent, per_project
-
-    metrics = compute(records, findings, cycles, episodes, positions, tally)
-    if agents:  # only histories with model-made steps get the key
-        metrics["agents"] = per_agent(records, findings, cycles, episodes, agents)
-    if parts:  # only repositories of several projects get the key
-        metrics["projects"] = per_project(parts)
-    return AuditReport(
-        range=rng,
-        commits=records,
-        findings=findings,
-        cycles=cycles,
-        episodes=episodes,
-        metrics=metrics,
-        notes=tuple(notes),
-        tool_version=version,
-    )
 
 
 __all__ = ["AuditOptions", "AuditReport", "keep_until_exit", "run_audit"]
