@@ -8,7 +8,6 @@ from __future__ import annotations
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit.early import capture_dir, capture_line, claim
@@ -20,13 +19,16 @@ from tddgit.runners.process import ProcResult, active_jail, run_command
 MAX_OUTPUT = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
 class Captured:
-    """A finished command and what it wrote."""
+    """A finished command and what it wrote. A plain class: a dataclass is code generated
+    and compiled at import, CPU a gate spends beside its test command (issue 29)."""
 
-    proc: ProcResult
-    stdout: str
-    stderr: str  # empty when stderr went to stdout (``merge``)
+    __slots__ = ("proc", "stderr", "stdout")
+
+    def __init__(self, proc: ProcResult, stdout: str, stderr: str) -> None:
+        self.proc = proc
+        self.stdout = stdout
+        self.stderr = stderr  # empty when stderr went to stdout (``merge``)
 
 
 def run_captured(

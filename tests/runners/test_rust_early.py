@@ -196,3 +196,19 @@ def test_a_rust_red_loads_no_module_it_does_not_use(rust: GitRepo) -> None:
     # each still a placeholder, but what the interpreter had loaded already (a development
     # install's import finder loads pathlib, and with it ipaddress, at start-up)
     assert sorted(loaded.deferred) == sorted(set(DEFERRED) - set(loaded.started))
+
+
+def test_a_rust_red_of_test_files_loads_none_of_what_it_does_not_ask(rust: GitRepo) -> None:
+    """A plain `cargo test` red of a test file: nextest's module (no nextest
+    configuration), the detectors' package (no production file, so no stub check), the
+    comparison by id (no regression, no case list, no test configuration) are CPU taken
+    from the cargo beside it, and are not loaded; nor is `tddgit.runners.rust` without
+    its own module list."""
+    from tests.hookprobe import loaded_modules
+
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    loaded = loaded_modules(rust.root, ["red", "--no-commit"])
+    assert loaded.code == 0, loaded.stderr
+    assert "tddgit.runners.rust" in loaded.modules
+    unused = ("tddgit.runners.nextest", "tddgit.detectors", "tddgit.gates.ids")
+    assert loaded.under(unused) == []
