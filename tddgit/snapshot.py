@@ -66,14 +66,21 @@ def use_scratch_dir() -> Iterator[Path]:
     output, probe logs, worktrees) and remove it on exit; sweep dead processes' leftovers.
 
     The test processes are not affected: their ``TMPDIR`` stays what the user set."""
+    from tddgit import early
+
     base = tempfile.gettempdir()
-    scratch = tempfile.mkdtemp(prefix=f"tddgit-{os.getpid()}-", dir=base)
+    # The gate's early start made it already (its test command's output is there): one
+    # directory to make and remove, not two.
+    taken = early.take_scratch(base)
+    scratch = taken or tempfile.mkdtemp(prefix=f"tddgit-{os.getpid()}-", dir=base)
     previous = tempfile.tempdir
     tempfile.tempdir = scratch
     try:
         yield Path(scratch)
     finally:
         tempfile.tempdir = previous
+        if taken:
+            early.discard()  # an early run nobody claimed writes there: gone first
         shutil.rmtree(scratch, ignore_errors=True)
         # At the end, not the start: a gate's tests start that much sooner. A gate has
         # swept already, while its tests ran (``sweep_while_running``).

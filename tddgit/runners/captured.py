@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tddgit.early import capture_dir, capture_line, claim
+from tddgit.early import capture_dir, capture_line, claim, release
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult, TestResult
 from tddgit.runners import RunRequest
@@ -58,7 +58,10 @@ def run_captured(
         stdout = _read(workdir / "stdout.txt")
         stderr = "" if merge else _read(workdir / "stderr.txt")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if early is not None:
+            release(early)  # its files; its directory unless that is the scratch
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     if proc.exit_code == 127 and not proc.timed_out:
         raise RunnerError(f"the {runner} runner could not start `{argv[0]}` (not found)", install)
     return Captured(proc, stdout, stderr)

@@ -212,3 +212,29 @@ def test_a_rust_red_of_test_files_loads_none_of_what_it_does_not_ask(rust: GitRe
     assert "tddgit.runners.rust" in loaded.modules
     unused = ("tddgit.runners.nextest", "tddgit.detectors", "tddgit.gates.ids")
     assert loaded.under(unused) == []
+
+
+def test_the_early_run_writes_in_the_gate_s_scratch_directory(
+    rust: GitRepo, tmp_path: Path
+) -> None:
+    """Every directory the gate removes after cargo's exit is time on the test command's
+    wall (an `rmdir` may wait on the file system's journal): the early run's output goes
+    to the process's scratch directory (`tddgit-<pid>-*`, the gate's `tempfile` home,
+    removed once at its end), not a directory of its own; nothing is left behind."""
+    wrapper = tmp_path / "bin" / "cargo"
+    seen = tmp_path / "cargo-stdout.log"
+    wrapper.write_text(
+        # the shell opens a redirection itself: read its stdout in a subshell first
+        wrapper.read_text().replace(
+            "exec ", f'out=$(readlink /proc/$$/fd/1)\necho "$out" >> "{seen}"\nexec ', 1
+        )
+    )
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    (stdout,) = seen.read_text().split()
+    temp = tmp_path / "scratch"  # the gate's TMPDIR (``log_starts``)
+    assert Path(stdout).parent.parent == temp
+    name = Path(stdout).parent.name
+    assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), name  # a pid
+    assert list(temp.iterdir()) == []
