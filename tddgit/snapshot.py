@@ -95,7 +95,7 @@ def sweep_while_running() -> None:
     command's exit and the verdict. Only inside ``use_scratch_dir`` (elsewhere nothing
     is swept at the end either)."""
     global _swept_in
-    if _in_scratch() and _swept_in != tempfile.tempdir:
+    if in_scratch() and _swept_in != tempfile.tempdir:
         _swept_in = tempfile.tempdir
         sweep_stale(user_tempdir())
 
@@ -119,10 +119,12 @@ def user_tempdir() -> str:
     """The temporary directory as the user sees it: for things meant to outlive this
     process (the demo's repository), never the private scratch directory removed at exit."""
     base = tempfile.gettempdir()
-    return os.path.dirname(base) if _in_scratch() else base
+    return os.path.dirname(base) if in_scratch() else base
 
 
-def _in_scratch() -> bool:
+def in_scratch() -> bool:
+    """Whether ``tempfile``'s home is this process's scratch directory (private, removed
+    at exit: ``use_scratch_dir``)."""
     name = os.path.basename(tempfile.tempdir or "")
     return name.startswith(f"tddgit-{os.getpid()}-")
 

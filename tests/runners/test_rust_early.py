@@ -238,3 +238,24 @@ def test_the_early_run_writes_in_the_gate_s_scratch_directory(
     name = Path(stdout).parent.name
     assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), name  # a pid
     assert list(temp.iterdir()) == []
+
+
+def test_the_index_copy_is_a_file_in_the_scratch_directory(rust: GitRepo, tmp_path: Path) -> None:
+    """`git write-tree` runs on a private copy of the index: a file in the gate's scratch
+    directory (private already), not a directory of its own, whose removal may wait on
+    the file system's journal while the tests run."""
+    wrapper = tmp_path / "bin" / "git"
+    seen = tmp_path / "index-files.log"
+    wrapper.write_text(
+        wrapper.read_text().replace(
+            "exec ", f'[ "$1" = write-tree ] && echo "$GIT_INDEX_FILE" >> "{seen}"\nexec ', 1
+        )
+    )
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    (index,) = seen.read_text().split()
+    name = Path(index).parent.name
+    assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), index  # a pid
+    assert Path(index).parent.parent == tmp_path / "scratch"
+    assert list((tmp_path / "scratch").iterdir()) == []
