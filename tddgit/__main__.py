@@ -45,7 +45,7 @@ def _main(argv: list[str] | None) -> int:
         # Every gate's start-up is overhead on its test run: no click for plain arguments.
         from tddgit.commands.phase_fast import fast_path as phase_fast_path
 
-        code = phase_fast_path(args[0], args[1:])
+        code = phase_fast_path(args[0], args[1:], then_exit=argv is None)
         if code is not None:
             return code if argv is not None else _exit_now(code)
     at = 2 if args[:1] == ["-C"] else 0  # tddgit -C PATH audit ...

@@ -66,14 +66,21 @@ def use_scratch_dir() -> Iterator[Path]:
     output, probe logs, worktrees) and remove it on exit; sweep dead processes' leftovers.
 
     The test processes are not affected: their ``TMPDIR`` stays what the user set."""
+    from tddgit import early
+
     base = tempfile.gettempdir()
-    scratch = tempfile.mkdtemp(prefix=f"tddgit-{os.getpid()}-", dir=base)
+    # The gate's early start made it already (its test command's output is there): one
+    # directory to make and remove, not two.
+    taken = early.take_scratch(base)
+    scratch = taken or tempfile.mkdtemp(prefix=f"tddgit-{os.getpid()}-", dir=base)
     previous = tempfile.tempdir
     tempfile.tempdir = scratch
     try:
         yield Path(scratch)
     finally:
         tempfile.tempdir = previous
+        if taken:
+            early.discard()  # an early run nobody claimed writes there: gone first
         shutil.rmtree(scratch, ignore_errors=True)
         # At the end, not the start: a gate's tests start that much sooner. A gate has
         # swept already, while its tests ran (``sweep_while_running``).
@@ -88,7 +95,7 @@ def sweep_while_running() -> None:
     command's exit and the verdict. Only inside ``use_scratch_dir`` (elsewhere nothing
     is swept at the end either)."""
     global _swept_in
-    if _in_scratch() and _swept_in != tempfile.tempdir:
+    if in_scratch() and _swept_in != tempfile.tempdir:
         _swept_in = tempfile.tempdir
         sweep_stale(user_tempdir())
 
@@ -112,10 +119,12 @@ def user_tempdir() -> str:
     """The temporary directory as the user sees it: for things meant to outlive this
     process (the demo's repository), never the private scratch directory removed at exit."""
     base = tempfile.gettempdir()
-    return os.path.dirname(base) if _in_scratch() else base
+    return os.path.dirname(base) if in_scratch() else base
 
 
-def _in_scratch() -> bool:
+def in_scratch() -> bool:
+    """Whether ``tempfile``'s home is this process's scratch directory (private, removed
+    at exit: ``use_scratch_dir``)."""
     name = os.path.basename(tempfile.tempdir or "")
     return name.startswith(f"tddgit-{os.getpid()}-")
 

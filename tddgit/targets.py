@@ -14,8 +14,8 @@ import ast
 from collections.abc import Iterable
 
 from tddgit.config import DEFAULT_SOURCE_GLOBS
-from tddgit.detectors import language_of
 from tddgit.git import Repo
+from tddgit.languages import language_of
 from tddgit.paths import Kind, matches
 from tddgit.staged import StagedChange, base_blob, read_blob, read_blobs
 

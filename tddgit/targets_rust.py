@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tddgit.bracetext import close_brace
 
@@ -84,14 +83,6 @@ def test_regions(masked: str) -> list[tuple[int, int, str]]:
         close = close_brace(masked, m.end() - 1)
         out.append((m.start(), close + 1, m.group(1)))
     return out
-
-
-@dataclass(frozen=True)
-class _Fn:
-    """A ``#[test]`` function: its path in the file and the fingerprint of its text."""
-
-    path: str  # module path inside the file, then the name: ``tests::adds``
-    fingerprint: str
 
 
 def _tests_in(source: str, start: int, end: int, prefix: str) -> dict[str, str]:

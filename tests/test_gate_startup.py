@@ -162,3 +162,43 @@ def test_a_gate_that_holds_never_loads_the_traceback_machinery(
     modules = json.loads(out.read_text())
     assert "tddgit.gates.judge" in modules  # the whole gate ran
     assert [m for m in modules if m in ("traceback", "textwrap")] == []
+
+
+# When the gate starts pytest: whether the cyclic collector runs; and after main returns.
+GC_PROBE = """\
+import gc, json, subprocess, sys
+out = sys.argv[1]
+seen = {}
+real_init = subprocess.Popen.__init__
+def init(self, args, *a, **k):
+    if "pytest" in args and "during" not in seen:
+        seen["during"] = gc.isenabled()
+    real_init(self, args, *a, **k)
+subprocess.Popen.__init__ = init
+from tddgit.__main__ import main
+code = main(sys.argv[2:])
+seen["after"] = gc.isenabled()
+with open(out, "w") as fh:
+    json.dump(seen, fh)
+sys.exit(code)
+"""
+
+
+def test_a_phase_command_runs_without_the_cyclic_collector_and_gives_it_back(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """The collector's walks are CPU taken from the tests beside the gate (issue 29): off
+    for the phase command's fast path, on again when it returns (a caller in the same
+    process gets its collector back)."""
+    start_project(repo)
+    stage_red(repo)
+    out = tmp_path / "gc.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", GC_PROBE, str(out), "red", "--no-commit"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(out.read_text()) == {"during": False, "after": True}

@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tddgit.languages import JS_EXTENSIONS as JS_EXTENSIONS
+from tddgit.languages import PYTHON_EXTENSIONS as PYTHON_EXTENSIONS
+from tddgit.languages import language_of as language_of
+
 TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
 if TYPE_CHECKING:
@@ -22,8 +26,6 @@ PARSE_ERROR = "parse-error"
 
 SEVERITIES = ("note", "warning", "error")  # ascending
 
-PYTHON_EXTENSIONS = frozenset({".py"})
-JS_EXTENSIONS = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"})
 
 # One line per rule: what `detect --format sarif` and the audit show as its description.
 RULE_DESCRIPTIONS: Mapping[str, str] = {
@@ -62,17 +64,6 @@ class DetectorFinding:
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity) if severity in SEVERITIES else 0
-
-
-def language_of(path: str) -> str | None:
-    """ "python", "js" or None (not a file any detector reads)."""
-    dot = path.rfind(".")
-    ext = path[dot:].lower() if dot > path.rfind("/") else ""
-    if ext in PYTHON_EXTENSIONS:
-        return "python"
-    if ext in JS_EXTENSIONS:
-        return "js"
-    return None
 
 
 def conftest_paths(path: str) -> list[str]:

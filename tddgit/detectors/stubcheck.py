@@ -10,7 +10,7 @@ StubCheck = Callable[[str | None, str, str], list[str]]
 def stub_checker(path: str) -> StubCheck | None:
     """The function listing a change's non-stub additions for ``path``'s language, or
     None when tddgit recognises no stubs in it."""
-    from tddgit.detectors import language_of
+    from tddgit.languages import language_of
 
     if language_of(path) == "js":
         from tddgit.detectors.jsstubs import non_stub_additions_js

@@ -44,7 +44,7 @@ class Early:
     its group's pipe (``start_plain``). A plain class: no ``dataclasses`` before the
     spawn (see ``procgroup.Group``)."""
 
-    __slots__ = ("group", "keep", "key", "runner", "workdir")
+    __slots__ = ("group", "keep", "key", "runner", "scratch", "workdir")
 
     def __init__(
         self,
@@ -53,16 +53,23 @@ class Early:
         group: Group,
         runner: str = "",
         keep: tuple[str, bytes] | None = None,
+        scratch: bool = False,
     ) -> None:
         self.key = key
         self.workdir = workdir
         self.group = group
         self.runner = runner
         self.keep = keep  # (file, bytes) to put back if the run, not claimed, changed them
+        # ``workdir`` is the process's scratch directory to be (``take_scratch``), not a
+        # directory of the run's own: its files go with the run, the directory with the
+        # scratch (one directory less to remove after the test command, where each
+        # ``rmdir`` may wait on the file system's journal: 0.2-4 ms on ext4)
+        self.scratch = scratch
 
 
 _lock = _thread.allocate_lock()  # threading's Lock, without importing threading
 _pending: Early | None = None
+_scratch: str | None = None  # made by ``start_files`` for this process, not taken yet
 
 
 def capture_line(argv: Sequence[str], workdir: Path, *, merge: bool) -> str:
@@ -86,21 +93,46 @@ def _capture_dir(runner: str) -> str:
     import sys
 
     if "tempfile" not in sys.modules:  # the early start: not worth tempfile's import first
-        for name in ("TMPDIR", "TEMP", "TMP"):
-            base = os.environ.get(name)
-            if base:
-                break
-        else:
-            base = "/tmp"
-        path = os.path.join(base, f"tddgit-{runner}-{os.urandom(6).hex()}")
-        try:
-            os.mkdir(path, 0o700)  # fails if it exists: never someone else's directory
+        path = _new_dir(runner)
+        if path is not None:
             return path
-        except OSError:
-            pass  # tempfile's rules (its fallbacks, its retries) decide
     import tempfile
 
     return tempfile.mkdtemp(prefix=f"tddgit-{runner}-")
+
+
+def _new_dir(infix: str) -> str | None:
+    """A new private directory ``tddgit-INFIX-*`` in the environment's temporary directory,
+    without ``tempfile``; None when it cannot be made there (tempfile's rules, its
+    fallbacks and retries, then decide)."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        base = os.environ.get(name)
+        if base:
+            break
+    else:
+        base = "/tmp"
+    path = os.path.join(os.path.abspath(base), f"tddgit-{infix}-{os.urandom(6).hex()}")
+    try:
+        os.mkdir(path, 0o700)  # fails if it exists: never someone else's directory
+        return path
+    except OSError:
+        return None
+
+
+def take_scratch(base: str) -> str | None:
+    """The scratch directory (``tddgit-<pid>-*``) the early start made in ``base`` for this
+    process, now the caller's to remove (``tddgit.snapshot.use_scratch_dir``); None when
+    there is none (one made elsewhere stays its run's own directory)."""
+    global _scratch
+    with _lock:
+        found, _scratch = _scratch, None
+        if found is None or os.path.dirname(found) == base:
+            return found
+        if _pending is not None and str(_pending.workdir) == found:
+            _pending.scratch = False  # its run's own directory after all: removed with it
+            return None
+    _remove(found)  # its run is over
+    return None
 
 
 def _key(argv: Sequence[str], cwd: Path | str, env: Mapping[str, str] | None, merge: bool) -> Key:
@@ -137,9 +169,12 @@ def start_files(
     """``start`` without ``subprocess`` or a shell (``procgroup.spawn_files``), for the
     first thing a gate does: only while this process has one thread. ``keep``: a file
     and its bytes to put back if the run is not claimed."""
-    global _pending
+    global _pending, _scratch
     discard()
-    workdir = _capture_dir(runner)
+    # The files go in the process's scratch directory to be (``take_scratch``), when
+    # nothing made one yet: it is made here, not after the test command's exit.
+    scratch = _new_dir(str(os.getpid())) if _scratch is None else None
+    workdir = scratch or _capture_dir(runner)
     out, err = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
     try:
         group = spawn_files(argv, cwd, env, out, None if merge else err)
@@ -148,8 +183,12 @@ def start_files(
         return  # the runner's own start will say why
     from pathlib import Path  # the test command runs: now the imports
 
+    early = Early(_key(argv, cwd, env, merge), Path(workdir), group, keep=keep)
+    early.scratch = scratch is not None
     with _lock:
-        _pending = Early(_key(argv, cwd, env, merge), Path(workdir), group, keep=keep)
+        _pending = early
+        if scratch is not None:
+            _scratch = scratch
 
 
 def start_plain(
@@ -220,7 +259,29 @@ def _end(early: Early) -> None:
         proc.stdout.close()
     if early.keep is not None:
         _put_back(*early.keep)
-    _remove(early.workdir)
+    release(early)
+
+
+def release(early: Early) -> None:
+    """Remove the files of an early run that is over: its directory, or its files alone
+    when that directory is the process's scratch (removed with it), or is to be (when
+    nobody took it, it goes now)."""
+    global _scratch
+    if not early.scratch:
+        _remove(early.workdir)
+        return
+    with _lock:
+        untaken = _scratch == str(early.workdir)
+        if untaken:
+            _scratch = None
+    if untaken:
+        _remove(early.workdir)
+        return
+    for name in ("stdout.txt", "stderr.txt"):
+        try:
+            os.unlink(os.path.join(early.workdir, name))
+        except OSError:
+            pass  # not written (stderr merged), or gone with the scratch already
 
 
 def _put_back(path: str, data: bytes) -> None:

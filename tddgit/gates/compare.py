@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tddgit.config import Config
-from tddgit.gates.ids import Comparison, Known, compare, complete, file_of, removal_reasons
 from tddgit.gates.records import Plan, Reason
 from tddgit.gates.stubs import stub_notes  # here: this module loads while the tests run
 from tddgit.git import Repo
@@ -15,6 +14,16 @@ from tddgit.model import OK_OUTCOMES, Light, RunResult
 from tddgit.notes import evidence_for_commit
 from tddgit.paths import Kind
 from tddgit.staged import StagedChange, tree_of
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from tddgit.gates.ids import Comparison, Known
+
+# ``tddgit.gates.ids`` (the comparison by id) is imported where it is used: a red whose
+# run shows no regression, no case list and no test configuration compares nothing, and
+# its import is CPU beside the test command (``gate.py`` loads it while the tests run
+# when the phase will compare).
 
 
 class Before:
@@ -27,6 +36,8 @@ class Before:
     def known(self, files: Sequence[str] | None, plan: Plan) -> Known:
         """The previous step's ids for ``files`` (None: for the whole suite, as the
         previous step's configuration collects it)."""
+        from tddgit.gates.ids import Known, complete, file_of
+
         if self._known is None:
             self._known = Known()
             evidence = list(plan.reds)
@@ -70,7 +81,7 @@ def red_targets(before: Before, plan: Plan, result: RunResult) -> None:
     alone changed)."""
     if not plan.cases or result.coarse:
         return
-    from tddgit.gates.ids import narrow
+    from tddgit.gates.ids import file_of, narrow
 
     known = before.known([file_of(t) for t in plan.cases], plan)
     plan.targets = narrow(plan.targets, result, known, plan.cases)
@@ -86,7 +97,7 @@ def red_reasons(
     plan.notes.extend(stub_notes(result, plan.targets, before.source))
     if not any(r.rule == "target-passes" and r.test for r in reasons):
         return reasons
-    from tddgit.gates.ids import pre_existing
+    from tddgit.gates.ids import file_of, pre_existing
 
     files = sorted({file_of(r.test) for r in reasons if r.test})
     return pre_existing(reasons, result, before.known(files, plan), plan.targets)
@@ -100,6 +111,8 @@ def _still_failing(
     failing = [r for r in reasons if r.rule == "regression" and r.test]
     if not failing:
         return reasons
+    from tddgit.gates.ids import file_of
+
     known = before.known(sorted({file_of(str(r.test)) for r in failing}), plan)
     now = result.by_id()
     kept: list[Reason] = []
@@ -119,6 +132,8 @@ def red_config_reasons(before: Before, plan: Plan, result: RunResult) -> list[Re
     (``tests-removed`` by id otherwise), as for a green."""
     if not plan.test_config or result.coarse:
         return []
+    from tddgit.gates.ids import compare, file_of, removal_reasons
+
     known = before.known(None, plan)
     ran = {file_of(t.id) for t in result.tests}
     # Without a full collection of the previous step, what it covers is still compared.
@@ -130,6 +145,8 @@ def removed(before: Before, plan: Plan, result: RunResult, scope: str) -> Compar
     ids to compare with)."""
     if result.coarse or (not plan.reds and plan.previous is None):
         return None
+    from tddgit.gates.ids import compare, file_of
+
     change = before.change
     # A change to test configuration may hide tests in any file: compare every id the
     # previous step's configuration collects (with scope all, every file was run).
@@ -143,6 +160,8 @@ def removed(before: Before, plan: Plan, result: RunResult, scope: str) -> Compar
 
 
 def green_reasons(before: Before, plan: Plan, result: RunResult, scope: str) -> list[Reason]:
+    from tddgit.gates.ids import removal_reasons
+
     cmp = removed(before, plan, result, scope)
     return removal_reasons(cmp) if cmp is not None else []
 
@@ -152,6 +171,8 @@ def refactor_reasons(
 ) -> tuple[list[Reason], Comparison | None]:
     """A production-side (or two-sided) refactor keeps exactly the previous ids; a
     test-side one may remove and add ids (recorded), but hides no passing test."""
+    from tddgit.gates.ids import removal_reasons
+
     cmp = removed(before, plan, result, scope)
     if cmp is None:
         return [], None

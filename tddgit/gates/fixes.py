@@ -44,8 +44,9 @@ FIXES = {
     "(green.yagni = warn only records it)",
 }
 
-_NO_MODULE = re.compile(r"No module named '([^']+)'")
-_THIRD_PARTY = re.compile(r"\(third-party ([^,)]+)")
+# Compiled by ``re`` at their first use: most verdicts never read a missing module.
+_NO_MODULE = r"No module named '([^']+)'"
+_THIRD_PARTY = r"\(third-party ([^,)]+)"
 
 
 def fix_for(reason: Reason) -> str:
@@ -82,13 +83,13 @@ def _fix_by_cause(cause: str | None, text: str) -> str:
             "put the module's directory on the import path: pytest `pythonpath` "
             '(e.g. pythonpath = ["src"]) or install the project (`pip install -e .`)'
         )
-    missing = _NO_MODULE.search(text)
+    missing = re.search(_NO_MODULE, text)
     if missing is None:
         return "fix the test environment (see the message), then run the gate again"
     module = missing.group(1).split(".")[0]
     if "standard-library" in text:
         return f"use a Python that includes the standard-library module {module}"
-    dist = _THIRD_PARTY.search(text)
+    dist = re.search(_THIRD_PARTY, text)
     name = dist.group(1) if dist else module
     if "declared dependency" in text:
         return f"install the declared dependency {name} in the test environment"

@@ -142,6 +142,9 @@ def _gate(
         from tddgit.gates.judge import judge_green, judge_red, judge_refactor, split
         from tddgit.snapshot import sweep_while_running
 
+        if phase != "red" or plan.cases or plan.test_config:  # a red compares by id rarely
+            from tddgit.gates import ids as _by_id  # noqa: F401  (loaded now, used after the run)
+
         sweep_while_running()  # a dead tddgit's leftovers: now, not after the run
 
         result, run_notes = background.result()

@@ -3,7 +3,7 @@ the run."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
 
@@ -65,19 +65,42 @@ class Verdict:
         }
 
 
-@dataclass
 class Plan:
-    """What a gate will run and judge, gathered before the run."""
+    """What a gate will run and judge, gathered before the run: one per gate, filled in
+    as it goes. A plain class: a dataclass is code generated and compiled at import, CPU
+    a gate spends beside its test command (issue 29)."""
 
-    targets: list[str] = field(default_factory=list)
-    reasons: list[Reason] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    baseline: dict[str, TestResult] = field(default_factory=dict)  # outcomes at the red
-    previous: Evidence | None = None  # refactor: the previous phase's evidence
-    # red: tests whose only change is their list of cases -> the explicit ids of changed
-    # cases (the new cases are found by id after the run)
-    cases: dict[str, list[str]] = field(default_factory=dict)
-    reds: list[Evidence] = field(default_factory=list)  # green: the open reds' evidence
-    # changes to test configuration ("path: key"): the previous ids are then collected in
-    # full, so a deselection anywhere shows by id
-    test_config: list[str] = field(default_factory=list)
+    __slots__ = (
+        "baseline",
+        "cases",
+        "notes",
+        "previous",
+        "reasons",
+        "reds",
+        "targets",
+        "test_config",
+    )
+
+    def __init__(
+        self,
+        targets: list[str] | None = None,
+        reasons: list[Reason] | None = None,
+        notes: list[str] | None = None,
+        baseline: dict[str, TestResult] | None = None,
+        previous: Evidence | None = None,
+        cases: dict[str, list[str]] | None = None,
+        reds: list[Evidence] | None = None,
+        test_config: list[str] | None = None,
+    ) -> None:
+        self.targets = targets if targets is not None else []
+        self.reasons = reasons if reasons is not None else []
+        self.notes = notes if notes is not None else []
+        self.baseline = baseline if baseline is not None else {}  # outcomes at the red
+        self.previous = previous  # refactor: the previous phase's evidence
+        # red: tests whose only change is their list of cases -> the explicit ids of
+        # changed cases (the new cases are found by id after the run)
+        self.cases = cases if cases is not None else {}
+        self.reds = reds if reds is not None else []  # green: the open reds' evidence
+        # changes to test configuration ("path: key"): the previous ids are then
+        # collected in full, so a deselection anywhere shows by id
+        self.test_config = test_config if test_config is not None else []

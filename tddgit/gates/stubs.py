@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from tddgit.model import Cause, RunResult
 from tddgit.targets import belongs
 
-_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
-_CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
-_MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
-_OBJECT_ATTR = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+# Patterns, compiled by ``re`` at their first use: a gate whose run names no missing
+# Python module never needs them (compiling them at import is CPU beside its tests).
+_NO_MODULE = r"No module named '([\w.]+)'"
+_CANNOT_IMPORT = r"cannot import name '(\w+)' from '([\w.]+)'"
+_MODULE_ATTR = r"module '([\w.]+)' has no attribute '(\w+)'"
+_OBJECT_ATTR = r"'(\w+)' object has no attribute '(\w+)'"
 
 
 def _stub(name: str, method: bool = False) -> str:
@@ -36,16 +38,16 @@ def _module_file(module: str) -> str:
 def stub_hint(message: str, imported: Sequence[str] = ()) -> str:
     """``add a stub: `...` in file`` for a missing module or name ('' when the message
     names neither); ``imported``: the names the test imports from a missing module."""
-    m = _CANNOT_IMPORT.search(message)
+    m = re.search(_CANNOT_IMPORT, message)
     if m:
         return f"add a stub: `{_stub(m.group(1))}` in {_module_file(m.group(2))}"
-    m = _MODULE_ATTR.search(message)
+    m = re.search(_MODULE_ATTR, message)
     if m:
         return f"add a stub: `{_stub(m.group(2))}` in {_module_file(m.group(1))}"
-    m = _OBJECT_ATTR.search(message)
+    m = re.search(_OBJECT_ATTR, message)
     if m:
         return f"add a stub: `{_stub(m.group(2), method=True)}` in class {m.group(1)}"
-    m = _NO_MODULE.search(message)
+    m = re.search(_NO_MODULE, message)
     if m:
         where = _module_file(m.group(1))
         stubs = "; ".join(f"`{_stub(n)}`" for n in imported[:3])
@@ -77,7 +79,7 @@ def stub_notes(
             continue
         if not any(belongs(t.id, t.file, tg) or tg.split("::", 1)[0] == t.id for tg in targets):
             continue
-        missing = _NO_MODULE.search(t.message)
+        missing = re.search(_NO_MODULE, t.message)
         source = read(t.file or t.id) if missing else None
         names = imported_from(source, missing.group(1)) if missing and source else []
         hint = stub_hint(t.message, names)

@@ -8,10 +8,9 @@ from __future__ import annotations
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from tddgit.early import capture_dir, capture_line, claim
+from tddgit.early import capture_dir, capture_line, claim, release
 from tddgit.errors import RunnerError
 from tddgit.model import RunResult, TestResult
 from tddgit.runners import RunRequest
@@ -20,13 +19,16 @@ from tddgit.runners.process import ProcResult, active_jail, run_command
 MAX_OUTPUT = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
 class Captured:
-    """A finished command and what it wrote."""
+    """A finished command and what it wrote. A plain class: a dataclass is code generated
+    and compiled at import, CPU a gate spends beside its test command (issue 29)."""
 
-    proc: ProcResult
-    stdout: str
-    stderr: str  # empty when stderr went to stdout (``merge``)
+    __slots__ = ("proc", "stderr", "stdout")
+
+    def __init__(self, proc: ProcResult, stdout: str, stderr: str) -> None:
+        self.proc = proc
+        self.stdout = stdout
+        self.stderr = stderr  # empty when stderr went to stdout (``merge``)
 
 
 def run_captured(
@@ -56,7 +58,10 @@ def run_captured(
         stdout = _read(workdir / "stdout.txt")
         stderr = "" if merge else _read(workdir / "stderr.txt")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if early is not None:
+            release(early)  # its files; its directory unless that is the scratch
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     if proc.exit_code == 127 and not proc.timed_out:
         raise RunnerError(f"the {runner} runner could not start `{argv[0]}` (not found)", install)
     return Captured(proc, stdout, stderr)

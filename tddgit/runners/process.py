@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tddgit import faults
@@ -32,14 +31,26 @@ TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 1.0  # seconds to wait for the rest of the output once the group is dead
 
 
-@dataclass(frozen=True)
 class ProcResult:
-    """How a test command ended: its exit code, the tail of its output, its time."""
+    """How a test command ended: its exit code, the tail of its output, its time. A plain
+    class: a dataclass is code generated and compiled at import, CPU a gate spends
+    beside its test command (issue 29)."""
 
-    exit_code: int
-    output_tail: str
-    timed_out: bool
-    duration: float
+    __slots__ = ("duration", "exit_code", "output_tail", "timed_out")
+
+    def __init__(
+        self, *, exit_code: int, output_tail: str, timed_out: bool, duration: float
+    ) -> None:
+        self.exit_code = exit_code
+        self.output_tail = output_tail
+        self.timed_out = timed_out
+        self.duration = duration
+
+    def __repr__(self) -> str:
+        return (
+            f"ProcResult(exit_code={self.exit_code!r}, output_tail={self.output_tail!r}, "
+            f"timed_out={self.timed_out!r}, duration={self.duration!r})"
+        )
 
 
 def _kill_group(pgid: int, sig: int) -> None:

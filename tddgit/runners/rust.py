@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tddgit.cargocmd import cargo_argv, cargo_env, doc_tests_possible, offline
@@ -23,9 +22,13 @@ from tddgit.errors import RunnerError
 from tddgit.model import Outcome, RunResult, TestResult
 from tddgit.runners import RunRequest
 from tddgit.runners.captured import run_captured, run_result
-from tddgit.runners.nextest import configured, signature
 from tddgit.runners.rustcauses import compile_cause, test_cause
 from tddgit.targets_rust import package_name
+
+TYPE_CHECKING = False  # not `typing`: a gate's imports run beside its tests
+
+if TYPE_CHECKING:
+    from tddgit.runners.nextest import Nextest
 
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _DOCTESTS = re.compile(r"^\s*Doc-tests (\S+)")
@@ -43,16 +46,16 @@ class RustRunner:
     def run(self, request: RunRequest) -> RunResult:
         project = request.root / request.subdir
         crate = _crate(project)
-        nextest = configured(project)
+        nextest = _nextest(project)
         argv = nextest.argv(offline()) if nextest else cargo_argv(doc_tests_possible(project))
-        before = signature(nextest.report) if nextest else None
+        before = _signature(nextest.report) if nextest else None
         env = cargo_env(request.env or os.environ)
         install = "install Rust's cargo (rustup) or choose another runner"
         captured = run_captured(self.name, argv, project, request, env, merge=True, install=install)
         read = read_output(captured.stdout, crate)
         if nextest is not None:
             read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
-            if signature(nextest.report) not in (None, before):
+            if _signature(nextest.report) not in (None, before):
                 from tddgit.runners.nextest import read_junit
 
                 found, problems = read_junit(nextest.report)
@@ -75,6 +78,22 @@ class RustRunner:
         )
 
 
+def _nextest(project: Path) -> Nextest | None:
+    """The project's nextest run, or None; nextest's module is imported only where its
+    configuration file exists (a plain cargo test never needs it: CPU beside the tests)."""
+    if not (project / ".config" / "nextest.toml").is_file():
+        return None
+    from tddgit.runners.nextest import configured
+
+    return configured(project)
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    from tddgit.runners.nextest import signature
+
+    return signature(path)
+
+
 def _crate(project: Path) -> str:
     try:
         text = (project / "Cargo.toml").read_text(encoding="utf-8", errors="replace")
@@ -92,12 +111,14 @@ def _crate(project: Path) -> str:
     return name
 
 
-@dataclass
 class Read:
-    """The tests and notes read from cargo's output."""
+    """The tests and notes read from cargo's output (a plain class: see ``Captured``)."""
 
-    tests: list[TestResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("notes", "tests")
+
+    def __init__(self) -> None:
+        self.tests: list[TestResult] = []
+        self.notes: list[str] = []
 
 
 def read_output(text: str, crate: str) -> Read:

@@ -196,3 +196,66 @@ def test_a_rust_red_loads_no_module_it_does_not_use(rust: GitRepo) -> None:
     # each still a placeholder, but what the interpreter had loaded already (a development
     # install's import finder loads pathlib, and with it ipaddress, at start-up)
     assert sorted(loaded.deferred) == sorted(set(DEFERRED) - set(loaded.started))
+
+
+def test_a_rust_red_of_test_files_loads_none_of_what_it_does_not_ask(rust: GitRepo) -> None:
+    """A plain `cargo test` red of a test file: nextest's module (no nextest
+    configuration), the detectors' package (no production file, so no stub check), the
+    comparison by id (no regression, no case list, no test configuration) are CPU taken
+    from the cargo beside it, and are not loaded; nor is `tddgit.runners.rust` without
+    its own module list."""
+    from tests.hookprobe import loaded_modules
+
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    loaded = loaded_modules(rust.root, ["red", "--no-commit"])
+    assert loaded.code == 0, loaded.stderr
+    assert "tddgit.runners.rust" in loaded.modules
+    unused = ("tddgit.runners.nextest", "tddgit.detectors", "tddgit.gates.ids")
+    assert loaded.under(unused) == []
+
+
+def test_the_early_run_writes_in_the_gate_s_scratch_directory(
+    rust: GitRepo, tmp_path: Path
+) -> None:
+    """Every directory the gate removes after cargo's exit is time on the test command's
+    wall (an `rmdir` may wait on the file system's journal): the early run's output goes
+    to the process's scratch directory (`tddgit-<pid>-*`, the gate's `tempfile` home,
+    removed once at its end), not a directory of its own; nothing is left behind."""
+    wrapper = tmp_path / "bin" / "cargo"
+    seen = tmp_path / "cargo-stdout.log"
+    wrapper.write_text(
+        # the shell opens a redirection itself: read its stdout in a subshell first
+        wrapper.read_text().replace(
+            "exec ", f'out=$(readlink /proc/$$/fd/1)\necho "$out" >> "{seen}"\nexec ', 1
+        )
+    )
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    (stdout,) = seen.read_text().split()
+    temp = tmp_path / "scratch"  # the gate's TMPDIR (``log_starts``)
+    assert Path(stdout).parent.parent == temp
+    name = Path(stdout).parent.name
+    assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), name  # a pid
+    assert list(temp.iterdir()) == []
+
+
+def test_the_index_copy_is_a_file_in_the_scratch_directory(rust: GitRepo, tmp_path: Path) -> None:
+    """`git write-tree` runs on a private copy of the index: a file in the gate's scratch
+    directory (private already), not a directory of its own, whose removal may wait on
+    the file system's journal while the tests run."""
+    wrapper = tmp_path / "bin" / "git"
+    seen = tmp_path / "index-files.log"
+    wrapper.write_text(
+        wrapper.read_text().replace(
+            "exec ", f'[ "$1" = write-tree ] && echo "$GIT_INDEX_FILE" >> "{seen}"\nexec ', 1
+        )
+    )
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    (index,) = seen.read_text().split()
+    name = Path(index).parent.name
+    assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), index  # a pid
+    assert Path(index).parent.parent == tmp_path / "scratch"
+    assert list((tmp_path / "scratch").iterdir()) == []
