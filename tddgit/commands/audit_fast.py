@@ -21,8 +21,8 @@ _FORMATS = ("text", "json")  # the two a person or a script reads a whole histor
 def fast_path(args: Sequence[str], where: str | None) -> int | None:
     """Run ``tddgit [-C where] audit ARGS`` when ARGS are plain; None otherwise."""
     plain = _plain(args)
-    if plain is None:
-        return None
+    if plain is None or (where is not None and os.path.exists(where) and not os.path.isdir(where)):
+        return None  # (-C naming a file: click's usage error says so)
     fmt, output = plain
     from tddgit.appcontext import AppContext
     from tddgit.commands.audit_run import AuditRequest, execute

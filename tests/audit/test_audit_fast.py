@@ -119,3 +119,19 @@ def test_dash_c_takes_the_fast_path_too(history: GitRepo, tmp_path: Path) -> Non
         check=True,
     )
     assert out.stdout == history.tddgit("--debug", "audit", "--json", check=True).stdout
+
+
+def test_dash_c_naming_a_file_is_click_s_usage_error(tmp_path: Path) -> None:
+    """``-C`` must name a directory: click says so (exit 2); the fast path took it and
+    failed with an internal error (exit 3)."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x\n")
+    done = subprocess.run(
+        [*TDDGIT, "-C", str(a_file), "audit", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "is a file" in done.stderr
+    assert "internal error" not in done.stderr
