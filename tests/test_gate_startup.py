@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import GitRepo
 from tests.project import rules, stage_green, stage_red, start_project, verdict
@@ -148,18 +149,7 @@ def test_a_gate_that_holds_never_loads_the_traceback_machinery(
 ) -> None:
     """``traceback`` (with ``linecache``'s and ``textwrap``'s imports) serves only
     ``--debug``'s error path: every gate paid its import beside the test command."""
-    start_project(repo)
-    stage_red(repo)
-    out = tmp_path / "modules.json"
-    proc = subprocess.run(
-        [sys.executable, "-c", AT_EXIT, str(out), "red", "--no-commit"],
-        cwd=repo.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    modules = json.loads(out.read_text())
+    modules = _probe(repo, AT_EXIT, tmp_path / "modules.json")
     assert "tddgit.gates.judge" in modules  # the whole gate ran
     assert [m for m in modules if m in ("traceback", "textwrap")] == []
 
@@ -190,15 +180,20 @@ def test_a_phase_command_runs_without_the_cyclic_collector_and_gives_it_back(
     """The collector's walks are CPU taken from the tests beside the gate (issue 29): off
     for the phase command's fast path, on again when it returns (a caller in the same
     process gets its collector back)."""
+    assert _probe(repo, GC_PROBE, tmp_path / "gc.json") == {"during": False, "after": True}
+
+
+def _probe(repo: GitRepo, script: str, out: Path) -> Any:
+    """A red of the project's staged test, run by ``script`` (it writes JSON to ``out``):
+    what it wrote."""
     start_project(repo)
     stage_red(repo)
-    out = tmp_path / "gc.json"
     proc = subprocess.run(
-        [sys.executable, "-c", GC_PROBE, str(out), "red", "--no-commit"],
+        [sys.executable, "-c", script, str(out), "red", "--no-commit"],
         cwd=repo.root,
         capture_output=True,
         text=True,
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert json.loads(out.read_text()) == {"during": False, "after": True}
+    return json.loads(out.read_text())

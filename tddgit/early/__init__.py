@@ -183,8 +183,9 @@ def start_files(
         return  # the runner's own start will say why
     from pathlib import Path  # the test command runs: now the imports
 
-    early = Early(_key(argv, cwd, env, merge), Path(workdir), group, keep=keep)
-    early.scratch = scratch is not None
+    early = Early(
+        _key(argv, cwd, env, merge), Path(workdir), group, keep=keep, scratch=scratch is not None
+    )
     with _lock:
         _pending = early
         if scratch is not None:

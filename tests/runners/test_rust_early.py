@@ -221,18 +221,10 @@ def test_the_early_run_writes_in_the_gate_s_scratch_directory(
     wall (an `rmdir` may wait on the file system's journal): the early run's output goes
     to the process's scratch directory (`tddgit-<pid>-*`, the gate's `tempfile` home,
     removed once at its end), not a directory of its own; nothing is left behind."""
-    wrapper = tmp_path / "bin" / "cargo"
-    seen = tmp_path / "cargo-stdout.log"
-    wrapper.write_text(
-        # the shell opens a redirection itself: read its stdout in a subshell first
-        wrapper.read_text().replace(
-            "exec ", f'out=$(readlink /proc/$$/fd/1)\necho "$out" >> "{seen}"\nexec ', 1
-        )
+    # the shell opens a redirection itself: read its stdout in a subshell first
+    stdout = _red_logging(
+        rust, tmp_path, "cargo", 'out=$(readlink /proc/$$/fd/1)\necho "$out" >> "{log}"'
     )
-    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
-    code, data = gate(rust, "red")
-    assert code == 0, data["reasons"]
-    (stdout,) = seen.read_text().split()
     temp = tmp_path / "scratch"  # the gate's TMPDIR (``log_starts``)
     assert Path(stdout).parent.parent == temp
     name = Path(stdout).parent.name
@@ -244,18 +236,23 @@ def test_the_index_copy_is_a_file_in_the_scratch_directory(rust: GitRepo, tmp_pa
     """`git write-tree` runs on a private copy of the index: a file in the gate's scratch
     directory (private already), not a directory of its own, whose removal may wait on
     the file system's journal while the tests run."""
-    wrapper = tmp_path / "bin" / "git"
-    seen = tmp_path / "index-files.log"
-    wrapper.write_text(
-        wrapper.read_text().replace(
-            "exec ", f'[ "$1" = write-tree ] && echo "$GIT_INDEX_FILE" >> "{seen}"\nexec ', 1
-        )
+    index = _red_logging(
+        rust, tmp_path, "git", '[ "$1" = write-tree ] && echo "$GIT_INDEX_FILE" >> "{log}"'
     )
-    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
-    code, data = gate(rust, "red")
-    assert code == 0, data["reasons"]
-    (index,) = seen.read_text().split()
     name = Path(index).parent.name
     assert name.split("-")[0] == "tddgit" and name.split("-")[1].isdigit(), index  # a pid
     assert Path(index).parent.parent == tmp_path / "scratch"
     assert list((tmp_path / "scratch").iterdir()) == []
+
+
+def _red_logging(rust: GitRepo, tmp_path: Path, tool: str, line: str) -> str:
+    """A red of tests/mul.rs with ``line`` (``{log}``: a log file) run by the ``tool``
+    wrapper first on PATH before it execs the real one: the one word it logged."""
+    wrapper = tmp_path / "bin" / tool
+    log = tmp_path / f"{tool}.log"
+    wrapper.write_text(wrapper.read_text().replace("exec ", line.format(log=log) + "\nexec ", 1))
+    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
+    code, data = gate(rust, "red")
+    assert code == 0, data["reasons"]
+    (word,) = log.read_text().split()
+    return word
