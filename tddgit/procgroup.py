@@ -143,6 +143,7 @@ def start_watchdog(pgid: int) -> Watchdog | None:
 
     Its own session, so killing the test group never kills it first; its stdin is a pipe
     whose write end (non-inheritable) only we hold. Started without ``subprocess``."""
+    reap_stopped()
     read, write = os.pipe()  # both not inheritable: only the dup2 below hands one on
     try:
         pid = os.posix_spawn(
@@ -164,8 +165,17 @@ def start_watchdog(pgid: int) -> Watchdog | None:
     return Watchdog(Child(pid), write)
 
 
+# Watchdogs killed but not reaped yet: reaped at the next start or stop, not waited for.
+_dying: list[Child] = []
+
+
 def stop_watchdog(watchdog: Watchdog | None) -> None:
-    """End the watchdog (the group is dead by now: nothing left for it to kill)."""
+    """End the watchdog (the group is dead by now: nothing left for it to kill).
+
+    Killed, not waited for: its death is the kernel's to finish, and waiting for it put
+    a scheduler round trip (~0.2 ms) between the test command's exit and the verdict
+    (issue 29). A zombie is harmless (its pid is never signalled again); it is reaped at
+    the next start or stop of a watchdog, or goes with this process."""
     if watchdog is None:
         return
     import signal
@@ -175,4 +185,15 @@ def stop_watchdog(watchdog: Watchdog | None) -> None:
         os.kill(watchdog.child.pid, signal.SIGKILL)  # not yet reaped: still ours
     except ProcessLookupError:
         pass
-    watchdog.child.wait()
+    _dying.append(watchdog.child)
+    reap_stopped()
+
+
+def reap_stopped() -> None:
+    """Reap the stopped watchdogs that have died (none is waited for)."""
+    for child in list(_dying):
+        if child.poll() is not None:
+            try:
+                _dying.remove(child)
+            except ValueError:
+                pass  # another thread reaped it first

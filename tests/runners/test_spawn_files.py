@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from tddgit.cargocmd import _doc_code
@@ -86,3 +87,28 @@ def test_the_doc_test_scan_answers_as_its_pattern() -> None:
     ]
     wrong = [s for s in samples if _doc_code(s) != bool(DOC_CODE.search(s))]
     assert not wrong, wrong[:5]
+
+
+def test_a_stopped_watchdog_is_killed_not_waited_for_and_reaped_later(tmp_path: Path) -> None:
+    """The test command's end is not held up by its watchdog's death (a scheduler round
+    trip before the verdict, issue 29): the watchdog is killed and reaped at the next
+    start or stop, never left running, and never left a zombie for long."""
+    from tddgit import procgroup
+    from tests.procs import alive
+
+    group = spawn_files(["true"], str(tmp_path), dict(os.environ), str(tmp_path / "o"), None)
+    assert group.watchdog is not None
+    watchdog = group.watchdog.child.pid
+    assert run_command("unused", tmp_path, timeout=30, started=group).exit_code == 0
+    assert gone([watchdog])  # dead at once: killed, not asked to end
+    again = spawn_files(["true"], str(tmp_path), dict(os.environ), str(tmp_path / "o"), None)
+    assert not os.path.exists(f"/proc/{watchdog}")  # reaped by the next start
+    assert run_command("unused", tmp_path, timeout=30, started=again).exit_code == 0
+    procgroup.reap_stopped()
+    for _ in range(200):
+        if not procgroup._dying:
+            break
+        time.sleep(0.01)
+        procgroup.reap_stopped()
+    assert procgroup._dying == []
+    assert not alive(watchdog)
