@@ -72,12 +72,34 @@ def _doc_code(text: str) -> bool:
     return False
 
 
+# In a library's source, what brings code from elsewhere (a module at another path, an
+# included file): its doc tests may lie outside ``src/``.
+_ELSEWHERE = ("#[path", "include!")
+
+
+def _library_sources(package: Path | str) -> str:
+    """Where rustdoc can find the package's doc tests: its library target, in ``src/``
+    for a plain package. A manifest with a ``[lib]`` section (which may place the library
+    elsewhere) or a ``[workspace]`` (whose members ``cargo test`` may test): the whole
+    package. Not ``tests/``, ``examples/`` or ``benches/``: rustdoc tests the library."""
+    try:
+        with open(os.path.join(package, "Cargo.toml"), encoding="utf-8", errors="replace") as fh:
+            manifest = fh.read()
+    except OSError:
+        return str(package)
+    if "[lib]" in manifest or "[workspace]" in manifest:
+        return str(package)
+    return os.path.join(package, "src")
+
+
 def doc_tests_possible(package: Path | str) -> bool:
-    """Whether the package's sources could hold a doc test. ``--no-fail-fast`` runs them
+    """Whether the package's library could hold a doc test. ``--no-fail-fast`` runs them
     after a failing test, where plain ``cargo test`` stops first; with none, the gate
-    would pay a rustdoc build of the crate for nothing. Unsure means yes."""
+    would pay a rustdoc build of the crate for nothing. Unsure means yes. Only the
+    library's sources are read: every file of ``tests/`` read here was read before the
+    early start could spawn cargo (issue 29)."""
     seen = 0
-    for folder, dirs, files in os.walk(package):
+    for folder, dirs, files in os.walk(_library_sources(package)):
         dirs[:] = [d for d in dirs if d != "target" and not d.startswith(".")]
         for name in files:
             if not name.endswith(".rs"):
@@ -88,6 +110,6 @@ def doc_tests_possible(package: Path | str) -> bool:
                     text = fh.read()
             except OSError:
                 return True
-            if seen > MAX_DOC_SCAN or _doc_code(text):
+            if seen > MAX_DOC_SCAN or _doc_code(text) or any(m in text for m in _ELSEWHERE):
                 return True
     return False
