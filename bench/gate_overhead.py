@@ -209,6 +209,15 @@ def timed(argv: list[str], cwd: Path, expect: int | None) -> tuple[float, float]
     return elapsed, cpu
 
 
+def tddgit_command() -> list[str]:
+    """The `tddgit` command as a user runs it: the one installed beside this Python (its
+    start-up is part of the overhead), else ``python -m tddgit``."""
+    installed = Path(sys.executable).parent / "tddgit"
+    if installed.is_file() and os.access(installed, os.X_OK):
+        return [str(installed)]
+    return [sys.executable, "-m", "tddgit"]
+
+
 def compare(
     root: Path,
     label: str,
@@ -222,7 +231,7 @@ def compare(
     """Time the plain command (failing) and the red gate (holding), each on a fresh edit
     of the red's test, alternating which goes first; warm, then (``cold``) each run as
     in a fresh clone."""
-    gate = [sys.executable, "-m", "tddgit", "red", "--no-commit"]
+    gate = [*tddgit_command(), "red", "--no-commit"]
     name = "pytest" if plain[0] == sys.executable else label.split()[0]
     edit()
     timed(plain, root, None)  # warm the OS and build caches for both
@@ -267,6 +276,7 @@ def main() -> None:
     n = args.files * args.tests_per_file + 1
     print(f"projects: {n} tests in {args.files + 1} files, {args.runs} runs each, medians")
     print("each command runs on a fresh edit of the red's test (no cache holds it)")
+    print(f"the gate: {' '.join(tddgit_command())} red --no-commit")
     if "python" in only:
         root = build(args.files, args.tests_per_file)
         plain = [sys.executable, "-m", "pytest", "-q"]  # what a user runs: cache provider on

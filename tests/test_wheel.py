@@ -103,6 +103,13 @@ def test_pip_wheel_from_a_clean_clone_compiles_the_audit(tmp_path: Path) -> None
     extensions = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".so")]
     assert "tddgit/history" in " ".join(extensions), log[-6000:]
     assert version_of(python).endswith("(audit: compiled)")
+    # the command is the launcher, its first line pointed at this environment's Python
+    command = (python.parent / "tddgit").read_text().partition("\n")
+    assert command[0] == f"#!{python}", command[0]
+    assert (
+        command[2]
+        == (Path(__file__).parents[1] / "scripts" / "tddgit").read_text().partition("\n")[2]
+    )
     origin = subprocess.run(
         [python, "-c", "import tddgit.audit.engine as m; print(m.__file__)"],
         capture_output=True,
