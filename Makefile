@@ -12,7 +12,7 @@ all: test
 
 # TDDGIT_COMPILE=0: the development install is pure Python (setup.py), so an edited module
 # is never shadowed by a stale compiled one and the tests run the sources.
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py scripts/tddgit
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	TDDGIT_COMPILE=0 $(BIN)/python -m pip install --quiet -e '.[dev]'

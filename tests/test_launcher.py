@@ -1,6 +1,7 @@
 """The `tddgit` command is a launcher of its own (``scripts/tddgit``), not a console-script
-entry point: an older pip's wrapper imports ``re`` before tddgit's first line, 2-6 ms on
-every hook and before every gate's test command (issue 29). What pip installs is the
+entry point: an older pip's wrapper imports ``re`` before tddgit's first line, 2-6 ms
+before a gate's early test command starts and in the agent guard's check after each tool
+call (issue 29). What pip installs is the
 launcher, its first line pointed at the environment's Python."""
 
 from __future__ import annotations
