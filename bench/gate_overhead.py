@@ -1,6 +1,8 @@
 """Gate overhead: `tddgit red --no-commit` against the plain test command on the same
 change -- `python -m pytest`, `go test ./...` and `cargo test` (rows for the languages
-whose toolchain is installed).
+whose toolchain is installed). The gate is the `tddgit` command installed beside this
+Python, as a user runs it (its start-up is part of the overhead); `python -m tddgit`
+where none is installed.
 
 Builds (once, under bench/.cache/) a project per language of ~200 tests in 10 files. Each
 timed command then faces a change of its own that no cache holds: just before it, a new
