@@ -53,19 +53,27 @@ def test_a_whole_cycle_from_a_red_that_does_not_compile(rust: GitRepo) -> None:
     assert not [f for f in audit["findings"] if f["severity"] == "error"], audit
 
 
+def _cycle_through_the_hooks(repo: GitRepo) -> list[str]:
+    """Red (does not compile yet), green, refactor, each a plain `git commit` judged by
+    the installed hooks; the notes' commands."""
+    repo.tddgit("hooks", "install", check=True)
+    commands: list[str] = []
+    for phase, files in (
+        ("red", {"tests/mul.rs": RS_MUL_TEST}),
+        ("green", {"src/lib.rs": RS_LIB + RS_MUL}),
+        ("refactor", {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")}),
+    ):
+        stage(repo, files)
+        proc = hooked_commit(repo, phase)
+        assert proc.returncode == 0, proc.stderr
+        evidence = note(repo)
+        assert evidence["phase"] == phase, evidence
+        commands.append(str(evidence["command"]))
+    return commands
+
+
 def test_a_whole_cycle_through_the_hooks(rust: GitRepo) -> None:
-    rust.tddgit("hooks", "install", check=True)
-    stage(rust, {"tests/mul.rs": RS_MUL_TEST})
-    proc = hooked_commit(rust, "red")
-    assert proc.returncode == 0, proc.stderr
-    assert note(rust)["phase"] == "red"
-    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL})
-    proc = hooked_commit(rust, "green")
-    assert proc.returncode == 0, proc.stderr
-    stage(rust, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
-    proc = hooked_commit(rust, "refactor")
-    assert proc.returncode == 0, proc.stderr
-    assert note(rust)["phase"] == "refactor"
+    assert all("cargo test" in c for c in _cycle_through_the_hooks(rust))
 
 
 def test_a_red_with_a_syntax_error_is_amber(rust: GitRepo) -> None:
@@ -128,6 +136,10 @@ def test_a_whole_cycle_through_nextest(nextest: GitRepo) -> None:
     stage(nextest, {"src/lib.rs": RS_LIB + RS_MUL.replace("a * b", "b * a")})
     code, data = gate(nextest, "refactor")
     assert code == 0, (data["reasons"], data.get("evidence"))
+
+
+def test_a_whole_nextest_cycle_through_the_hooks(nextest: GitRepo) -> None:
+    assert all("cargo nextest run" in c for c in _cycle_through_the_hooks(nextest))
 
 
 def test_nextest_a_stub_and_inline_tests(nextest: GitRepo) -> None:
