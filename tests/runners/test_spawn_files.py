@@ -15,6 +15,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from tddgit.cargocmd import _doc_code
 from tddgit.procgroup import spawn_files
 from tddgit.runners.process import run_command
@@ -102,7 +104,9 @@ def test_a_stopped_watchdog_is_killed_not_waited_for_and_reaped_later(tmp_path: 
     assert run_command("unused", tmp_path, timeout=30, started=group).exit_code == 0
     assert gone([watchdog])  # dead at once: killed, not asked to end
     again = spawn_files(["true"], str(tmp_path), dict(os.environ), str(tmp_path / "o"), None)
-    assert not os.path.exists(f"/proc/{watchdog}")  # reaped by the next start
+    assert all(c.pid != watchdog for c in procgroup._dying)  # reaped by the next start:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(watchdog, os.WNOHANG)  # no longer a child of ours, not even a zombie
     assert run_command("unused", tmp_path, timeout=30, started=again).exit_code == 0
     procgroup.reap_stopped()
     for _ in range(200):
