@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import os
 
+# What points git elsewhere than the nearest `.git` (a hook's index, another work tree or
+# common directory) or stops its search for it before (a ceiling).
+_REDIRECTING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+)
+
 
 def redirected() -> bool:
-    """Whether git is pointed elsewhere (a hook's index, another work tree)."""
-    return any(os.environ.get(v) for v in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"))
+    """Whether git may find another repository, work tree or index than ``top`` guesses."""
+    return any(os.environ.get(v) for v in _REDIRECTING)
 
 
 def top(cwd: str) -> str | None:

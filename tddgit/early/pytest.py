@@ -43,10 +43,9 @@ _PYTEST_FILES = ("pytest.ini", ".pytest.ini", "conftest.py")
 _NESTED = tuple(
     f"*/{name}" for name in ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", *_OTHERS)
 )
-# Besides a redirected git (``worktop.redirected``): another common directory or pathspec
-# syntax than the plain one.
+# Besides a redirected git (``worktop.redirected``): another pathspec syntax than the
+# plain one.
 _GIT_ENV = (
-    "GIT_COMMON_DIR",
     "GIT_LITERAL_PATHSPECS",
     "GIT_GLOB_PATHSPECS",
     "GIT_NOGLOB_PATHSPECS",

@@ -87,6 +87,19 @@ def test_an_early_walk_of_another_repository_is_stopped_not_read(
     assert early.shown.proc is None or early.shown.proc.poll() is not None
 
 
+@pytest.mark.parametrize("variable", ["GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES"])
+def test_git_s_discovery_moved_by_the_environment_starts_nothing_early(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """Another common directory, or a ceiling on git's search for the repository: the
+    nearest `.git` need not be what git finds, so no walk is guessed from it."""
+    grow(repo, 3)
+    monkeypatch.chdir(repo.root)
+    monkeypatch.setenv(variable, str(repo.root / ".git"))
+    earlywalk.start_early(["--json"])
+    assert earlywalk._EARLY == []
+
+
 def test_an_empty_repository_still_says_it_has_no_commits(repo: GitRepo) -> None:
     """The early walk of an unborn branch fails; nobody takes it and the audit says what
     it always said."""
