@@ -31,6 +31,10 @@ class Nextest:
     profile: str
     report: Path  # where the JUnit report will be, for this project
 
+    def written(self) -> tuple[int, int] | None:
+        """The report's ``signature`` now."""
+        return signature(self.report)
+
     def argv(self, offline: bool) -> list[str]:
         return [
             "cargo",
@@ -71,6 +75,8 @@ def configured(project: Path) -> Nextest | None:
 
 
 def signature(path: Path) -> tuple[int, int] | None:
+    """``path``'s modification time and size (None when it is not there): a report
+    written by this run has another."""
     try:
         st = path.stat()
     except OSError:

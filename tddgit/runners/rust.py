@@ -48,14 +48,14 @@ class RustRunner:
         crate = _crate(project)
         nextest = _nextest(project)
         argv = nextest.argv(offline()) if nextest else cargo_argv(doc_tests_possible(project))
-        before = _signature(nextest.report) if nextest else None
+        before = nextest.written() if nextest else None
         env = cargo_env(request.env or os.environ)
         install = "install Rust's cargo (rustup) or choose another runner"
         captured = run_captured(self.name, argv, project, request, env, merge=True, install=install)
         read = read_output(captured.stdout, crate)
         if nextest is not None:
             read.tests = [t for t in read.tests if t.outcome is Outcome.ERROR]  # compile errors
-            if _signature(nextest.report) not in (None, before):
+            if nextest.written() not in (None, before):
                 from tddgit.runners.nextest import read_junit
 
                 found, problems = read_junit(nextest.report)
@@ -86,12 +86,6 @@ def _nextest(project: Path) -> Nextest | None:
     from tddgit.runners.nextest import configured
 
     return configured(project)
-
-
-def _signature(path: Path) -> tuple[int, int] | None:
-    from tddgit.runners.nextest import signature
-
-    return signature(path)
 
 
 def _crate(project: Path) -> str:
