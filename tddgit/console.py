@@ -102,6 +102,12 @@ def error_line(text: str) -> None:
     err(paint("tddgit: error: ", "red", sys.stderr) + text)
 
 
+def progress_drawn() -> bool:
+    """Whether ``progress`` draws its display (stderr a terminal, progress not turned off
+    with ``TDDGIT_NO_PROGRESS``)."""
+    return not os.environ.get("TDDGIT_NO_PROGRESS") and sys.stderr.isatty()
+
+
 @contextmanager
 def progress(description: str, *, total: int | None = None, lines: bool = False) -> Iterator[Any]:
     """A progress display on stderr for work that can take more than a second.

@@ -5,7 +5,6 @@ run ``execute``; ``tddgit ci`` shares the thresholds."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -133,16 +132,16 @@ def _verifier(a: Any, jobs: int, bar: Any) -> Any:
         f"{a.config.timeout:g} s each)"
     )
     # On a terminal the progress line shows each result; elsewhere (CI logs) one line each.
-    drawn = sys.stderr.isatty() and not os.environ.get("TDDGIT_NO_PROGRESS")
-    show = bar.update if drawn else console.err
+    show = bar.update if console.progress_drawn() else console.err
     return Verifier(a.repo, a.config, jobs=jobs, on_event=show)
 
 
 def _scorer(a: Any, jobs: int, bar: Any) -> Any:
     """The --mutate post-check (tddgit.mutation.audit)."""
+    from tddgit import console
     from tddgit.mutation.audit import MutationScore
 
-    drawn = sys.stderr.isatty() and not os.environ.get("TDDGIT_NO_PROGRESS")
+    drawn = console.progress_drawn()
     return MutationScore(a.repo, a.config, jobs=jobs, on_event=bar.update if drawn else None)
 
 
