@@ -197,3 +197,49 @@ def _probe(repo: GitRepo, script: str, out: Path) -> Any:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(out.read_text())
+
+
+# The first thread a phase command starts: whether ``typing`` was whole by then.
+FIRST_THREAD = """\
+import json, sys, threading
+out = sys.argv[1]
+real_start = threading.Thread.start
+def start(self):
+    if not getattr(start, "seen", False):
+        start.seen = True
+        with open(out, "w") as fh:
+            json.dump({"typing": "typing" in sys.modules, "thread": self.name}, fh)
+    real_start(self)
+threading.Thread.start = start
+from tddgit.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_typing_is_whole_before_a_phase_command_starts_a_thread(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """`dataclasses` reads `typing` from `sys.modules` without the import lock: a pytest
+    red run from a subproject's tests (the runner's module, importing `typing`, loaded in
+    the run's thread while this one made a dataclass) failed about one time in three
+    with `internal error: AttributeError: partially initialized module 'typing' has no
+    attribute 'ClassVar'`. So `typing` is loaded whole before any thread starts."""
+    repo.write("tools/pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    repo.write("tools/slug.py", "def slug(s):\n    return s.lower()\n")
+    test = "from slug import slug\n\ndef test_slug():\n    assert slug('A') == 'a'\n"
+    repo.write("tools/tests/test_slug.py", test)
+    repo.commit("start")
+    repo.write(
+        "tools/tests/test_slug.py", test + "\ndef test_dash():\n    assert slug('A B') == 'a-b'\n"
+    )
+    repo.add("tools/tests/test_slug.py")
+    out = tmp_path / "first-thread.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", FIRST_THREAD, str(out), "red", "--no-commit"],
+        cwd=repo.root / "tools" / "tests",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(out.read_text())["typing"], out.read_text()

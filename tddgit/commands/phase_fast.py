@@ -98,6 +98,12 @@ def _gate(phase: str, options: dict[str, Any]) -> int:
     defer(*PURE)
     early.begin(os.getcwd(), phase)  # the test command first: the gate's work overlaps it
     defer(*NEEDS)
+    # Whole before the gate starts a thread: ``dataclasses`` reads ``typing`` from
+    # ``sys.modules`` without the import lock, so its first import in one thread (a
+    # runner's module) while another made a dataclass gave that one a half-made module
+    # ("partially initialized module 'typing'"). After the early start: beside its run.
+    import typing  # noqa: F401
+
     try:
         from pathlib import Path
 
